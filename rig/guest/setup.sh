@@ -1,0 +1,76 @@
+# shellcheck shell=bash
+# Guest device setup: add the scsi_debug devices of other peripheral types,
+# open the device nodes to the unprivileged user, and write the map of
+# fixtures to /tmp/devices.env for the suites.
+
+SCSI_DEBUG=/sys/bus/pseudo/drivers/scsi_debug
+
+# scsi_debug has one global peripheral type; the kernel fixes each device's
+# type when it scans it, so add one host per type, tape and changer first,
+# disk last (later INQUIRYs of every scsi_debug device answer with the last
+# type set; the kernel's view, sdev->type, keeps the scanned one).
+add_scsi_debug() {
+	local t
+	for t in 1 8 0; do
+		echo "$t" >"$SCSI_DEBUG/ptype"
+		echo 1 >"$SCSI_DEBUG/add_host"
+	done
+}
+
+wait_for() {
+	local i
+	for i in $(seq 100); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "setup: $1 did not appear" >&2
+	return 1
+}
+
+# role VENDOR-MODEL-PATTERN TYPE -> "H:C:T:L" lines
+find_hctl() {
+	local d
+	for d in /sys/bus/scsi/devices/*:*:*:*; do
+		[ "$(cat "$d/type")" = "$2" ] || continue
+		case "$(cat "$d/vendor") $(cat "$d/model")" in
+		$1) basename "$d" ;;
+		esac
+	done
+}
+
+# Write ROLE_SG, ROLE_BSG, ROLE_HCTL and ROLE_NODE (the upper-level node:
+# sdX, srN, stN, schN) for one device.
+describe() {
+	local role=$1 hctl=$2 d node
+	d=/sys/bus/scsi/devices/$hctl
+	[ -n "$hctl" ] || { echo "setup: no device for $role" >&2; return 1; }
+	node=
+	if [ -d "$d/block" ]; then node=/dev/$(ls "$d/block"); fi
+	if [ -d "$d/scsi_tape" ]; then node=/dev/$(ls "$d/scsi_tape" | grep -m1 '^st[0-9]*$'); fi
+	if [ -d "$d/scsi_changer" ]; then node=/dev/$(ls "$d/scsi_changer"); fi
+	echo "${role}_HCTL=$hctl"
+	echo "${role}_NODE=$node"
+	echo "${role}_SG=/dev/$(ls "$d/scsi_generic")"
+	echo "${role}_BSG=/dev/bsg/$hctl"
+}
+
+setup_devices() {
+	add_scsi_debug
+	wait_for /dev/st0 && wait_for /dev/sch0 && wait_for /dev/sr2 || return 1
+	local burners
+	burners=$(find_hctl '*VIRTUAL-CDROM*' 5 | sort -t: -k3,3n)
+	{
+		describe HD "$(find_hctl 'QEMU *HARDDISK*' 0)"
+		describe CD "$(find_hctl 'QEMU *CD-ROM*' 5)"
+		describe BURN1 "$(echo "$burners" | sed -n 1p)"
+		describe BURN2 "$(echo "$burners" | sed -n 2p)"
+		describe TAPE "$(find_hctl 'Linux *scsi_debug*' 1)"
+		describe CHANGER "$(find_hctl 'Linux *scsi_debug*' 8)"
+		describe DBGDISK "$(find_hctl 'Linux *scsi_debug*' 0)"
+	} >/tmp/devices.env || return 1
+	# Like a desktop's "cdrom"/"disk" group: every node is open to the
+	# unprivileged user, so the filter alone decides.
+	chmod 0666 /dev/sd* /dev/sr* /dev/sg* /dev/bsg/* /dev/st* /dev/nst* /dev/sch*
+	mkdir -p /tmp/home && chmod 1777 /tmp/home
+	cat /tmp/devices.env
+}

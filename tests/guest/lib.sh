@@ -1,0 +1,58 @@
+# shellcheck shell=bash
+# Helpers for in-guest suites. A suite prints one line per test:
+#   ok - DESCRIPTION            or    not ok - DESCRIPTION
+# plus "# " diagnostics; the host numbers the lines into one TAP stream.
+# Environment (from the rig): SGF_TOP, SGF_KERNEL (stock|patched), SGF_RUN
+# (the run folder on the host, read-only here), and /tmp/devices.env.
+
+# shellcheck source=/dev/null
+. /tmp/devices.env
+SUITE=$(basename "$0" .sh)
+PROBE=$SGF_TOP/build/bin/sgprobe
+USER_ID=65534
+SGF_FAILED=0
+
+# Run a command as the unprivileged user (uid/gid 65534, no groups, no caps).
+as_user() {
+	HOME=/tmp/home setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
+		--inh-caps=-all --bounding-set=-all -- "$@"
+}
+
+ok() { echo "ok - $SUITE: $1"; }
+not_ok() {
+	echo "not ok - $SUITE: $1"
+	shift
+	local l
+	for l in "$@"; do echo "# $l"; done
+	SGF_FAILED=1
+}
+
+# check DESCRIPTION CMD...: passes when CMD exits 0; its output is shown on
+# failure.
+check() {
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	if [ $rc = 0 ]; then
+		ok "$desc"
+	else
+		not_ok "$desc" "exit $rc: $*" "$(echo "$out" | tail -5)"
+	fi
+}
+
+# probe EXPECTED DESCRIPTION SGPROBE-ARGS...: runs sgprobe as the user and
+# compares its verdict (reached or denied) with EXPECTED.
+probe() {
+	local want=$1 desc=$2 out verdict
+	shift 2
+	out=$(as_user "$PROBE" "$@" 2>&1)
+	verdict=$(echo "$out" | sed -n 's/.* verdict=\([a-z]*\).*/\1/p')
+	if [ "$verdict" = "$want" ]; then
+		ok "$desc: $want"
+	else
+		not_ok "$desc: expected $want, got ${verdict:-nothing}" "$out"
+	fi
+}
+
+# Last line of every suite: its exit status tells the init whether it passed.
+finish_suite() { exit $SGF_FAILED; }

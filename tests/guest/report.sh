@@ -1,0 +1,45 @@
+#!/bin/bash
+# Material for the main job's report (./run report): the devices the guest
+# sees, and what the kernel decides for a few telling commands sent by the
+# unprivileged user. Writes /tmp/out/devices.txt and /tmp/out/decisions.txt;
+# every probe must give a verdict (reached or denied), which is the test.
+. "$(dirname "$0")/lib.sh"
+
+{
+	printf '%-8s %-9s %-11s %-4s %-24s\n' ROLE H:C:T:L NODES TYPE "VENDOR MODEL"
+	for role in HD CD BURN1 BURN2 TAPE CHANGER DBGDISK; do
+		h=${role}_HCTL n=${role}_NODE s=${role}_SG
+		d=/sys/bus/scsi/devices/${!h}
+		printf '%-8s %-9s %-11s %-4s %s %s\n' "$role" "${!h}" \
+			"$(basename "${!n}"),$(basename "${!s}")" "$(cat "$d/type")" \
+			"$(cat "$d/vendor" | xargs)" "$(cat "$d/model" | xargs)"
+	done
+} >/tmp/out/devices.txt
+
+# role node-variable mode entry name cdb...
+decide() {
+	local role=$1 var=${1}_$2 mode=$3 entry=$4 name=$5 out verdict detail
+	shift 5
+	out=$(as_user "$PROBE" -e "$entry" -m "$mode" "${!var}" "$@" 2>&1)
+	verdict=$(echo "$out" | sed -n 's/.* verdict=\([a-z]*\).*/\1/p')
+	detail=$(echo "$out" | sed -n 's/.* verdict=[a-z]* //p')
+	echo "$role|${!var}|$mode|$entry|$name|$*|${verdict:-none}|$detail" >>/tmp/out/decisions.txt
+	if [ -n "$verdict" ] && [ "$verdict" != error ]; then
+		ok "$role ${!var} $mode $entry $name: $verdict"
+	else
+		not_ok "$role ${!var} $mode $entry $name: no verdict" "$out"
+	fi
+}
+
+: >/tmp/out/decisions.txt
+decide HD NODE ro sgio "READ(10)" 28 00 00 00 00 00 00 00 01 00
+decide HD NODE ro sgio "UNMAP (empty list)" 42 00 00 00 00 00 00 00 00 00
+decide HD NODE ro sgio "MAINTENANCE OUT" a4 00 00 00 00 00 00 00 00 00 00 00
+decide HD NODE rw sgio "ATA PASS-THROUGH(12)" a1 00 00 00 00 00 00 00 00 00 00 00
+decide HD NODE rw sgio "SECURITY PROTOCOL IN" a2 00 00 00 00 00 00 00 00 00 00 00
+decide HD NODE rw sgio "opcode 0x0d (unassigned)" 0d 00 00 00 00 00
+decide HD SG rw sgio "WRITE BUFFER (zero length)" 3b 05 00 00 00 00 00 00 00 00
+decide CD NODE rw sgio "BLANK (MMC)" a1 11 00 00 00 00 00 00 00 00 00 00
+decide TAPE NODE ro sgio "ERASE (tape)" 19 00 00 00 00 00
+decide CHANGER NODE ro sgio "INITIALIZE ELEMENT STATUS" 07 00 00 00 00 00
+finish_suite

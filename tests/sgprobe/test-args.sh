@@ -1,0 +1,36 @@
+#!/bin/bash
+# Host-side tests of sgprobe's argument handling and error paths, run under
+# ASan/UBSan: bad input gets a usage error (64) and a message, never a crash.
+probe=${1:?usage: test-args.sh SGPROBE}
+n=0
+expect() {
+	local want=$1 desc=$2 rc
+	shift 2
+	"$probe" "$@" >/tmp/sgprobe-test.out 2>&1 && rc=0 || rc=$?
+	n=$((n + 1))
+	if [ "$rc" = "$want" ] && ! grep -q 'Sanitizer\|runtime error' /tmp/sgprobe-test.out; then
+		echo "ok - sgprobe(host): $desc (exit $rc)"
+	else
+		echo "not ok - sgprobe(host): $desc: expected exit $want, got $rc"
+		sed 's/^/# /' /tmp/sgprobe-test.out | head -5
+	fi
+}
+expect 64 "no arguments is a usage error"
+expect 64 "a device without a CDB is a usage error" /dev/null
+expect 64 "an unknown entry point is a usage error" -e nope /dev/null 12
+expect 64 "an unknown open mode is a usage error" -m rx /dev/null 12
+expect 64 "a CDB byte over 0xff is a usage error" /dev/null 100
+expect 64 "a non-hex CDB byte is a usage error" /dev/null zz
+expect 64 "an empty CDB byte is a usage error" /dev/null ""
+expect 64 "-i and -o together are a usage error" -i 4 -o 4 /dev/null 12
+expect 64 "a data length over 1 MiB is a usage error" -i 2000000 /dev/null 12
+expect 64 "a 13-byte CDB for CDROM_SEND_PACKET is a usage error" -e packet /dev/null \
+	0 0 0 0 0 0 0 0 0 0 0 0 0
+expect 64 "a CDB over 260 bytes is a usage error" /dev/null $(printf '00 %.0s' $(seq 261))
+expect 3 "a missing device is an OS error" /dev/does-not-exist 12 00 00 00 24 00
+for e in sgio sic packet sgrw bsg; do
+	expect 3 "entry $e on a non-SCSI file is an OS error" -e $e -i 36 /dev/null 12 00 00 00 24 00
+done
+expect 3 "a 260-byte CDB on a non-SCSI file is an OS error" /dev/null $(printf '00 %.0s' $(seq 260))
+expect 0 "-h prints help" -h
+rm -f /tmp/sgprobe-test.out
