@@ -6,12 +6,13 @@
 SCSI_DEBUG=/sys/bus/pseudo/drivers/scsi_debug
 
 # scsi_debug has one global peripheral type; the kernel fixes each device's
-# type when it scans it, so add one host per type, tape and changer first,
-# disk last (later INQUIRYs of every scsi_debug device answer with the last
-# type set; the kernel's view, sdev->type, keeps the scanned one).
+# type when it scans it, so add one host per type: tape, changer, CD,
+# scanner, processor, and the disk last (later INQUIRYs of every scsi_debug
+# device answer with the last type set; the kernel's view, sdev->type,
+# keeps the scanned one, and that is what the command filter uses).
 add_scsi_debug() {
 	local t
-	for t in 1 8 0; do
+	for t in 1 8 5 6 3 0; do
 		echo "$t" >"$SCSI_DEBUG/ptype"
 		echo 1 >"$SCSI_DEBUG/add_host"
 	done
@@ -56,7 +57,7 @@ describe() {
 
 setup_devices() {
 	add_scsi_debug
-	wait_for /dev/st0 && wait_for /dev/sch0 && wait_for /dev/sr2 || return 1
+	wait_for /dev/st0 && wait_for /dev/sch0 && wait_for /dev/sr3 || return 1
 	local burners
 	burners=$(find_hctl '*VIRTUAL-CDROM*' 5 | sort -t: -k3,3n)
 	{
@@ -67,6 +68,9 @@ setup_devices() {
 		describe TAPE "$(find_hctl 'Linux *scsi_debug*' 1)"
 		describe CHANGER "$(find_hctl 'Linux *scsi_debug*' 8)"
 		describe DBGDISK "$(find_hctl 'Linux *scsi_debug*' 0)"
+		describe DBGCD "$(find_hctl 'Linux *scsi_debug*' 5)"
+		describe DBGSCAN "$(find_hctl 'Linux *scsi_debug*' 6)"
+		describe DBGPROC "$(find_hctl 'Linux *scsi_debug*' 3)"
 	} >/tmp/devices.env || return 1
 	# Like a desktop's "cdrom"/"disk" group: every node is open to the
 	# unprivileged user, so the filter alone decides.

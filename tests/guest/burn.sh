@@ -8,17 +8,40 @@
 iso=$SGF_RUN/burn.iso
 size=$(stat -c %s "$iso")
 
+trace_reset
 check "wodim -checkdrive on $BURN1_NODE" as_user wodim -checkdrive dev="$BURN1_NODE"
 check "xorriso reads the blank medium's state on $BURN1_NODE" \
 	as_user xorriso -outdev "$BURN1_NODE" -toc
 check "growisofs burns the ISO to $BURN1_NODE" \
 	as_user growisofs -dvd-compat -Z "$BURN1_NODE=$iso"
+# fs=0: no FIFO; its 12 MB mmap exceeds the default RLIMIT_MEMLOCK of a
+# user on any kernel
+check "wodim -prcap on $BURN2_NODE" as_user wodim -prcap fs=0 dev="$BURN2_NODE"
 check "cdrskin -tao burns the ISO to $BURN2_NODE" \
 	as_user cdrskin -v dev="$BURN2_NODE" -tao "$iso"
+echo 0 >/sys/kernel/tracing/tracing_on
+# What the tools really sent, from the midlayer's tracepoint: every
+# command must be one the policy gives an unprivileged writable open.
+for b in BURN1 BURN2; do
+	h=${b}_HCTL
+	python3 "$SGF_TOP/tests/guest/policy-check.py" "${!h}" mmc \
+		</sys/kernel/tracing/trace >"/tmp/out/commands-$b.txt" 2>&1 && rc=0 || rc=$?
+	if [ $rc = 0 ]; then
+		ok "every command the tools sent to $b is permitted by the mmc policy ($(tail -1 "/tmp/out/commands-$b.txt"))"
+	else
+		not_ok "commands sent to $b outside the mmc policy" "$(grep -v ' permitted$' "/tmp/out/commands-$b.txt")"
+	fi
+done
 # Read back with READ(10) through SG_IO: the block layer's idea of the
 # capacity may still be the blank disc's until the medium is re-checked.
 for n in "$BURN1_NODE" "$BURN2_NODE"; do
 	check "readback of $n (READ(10) as the user) equals the ISO" cmp -n "$size" "$iso" \
 		<(as_user sg_dd if="$n" blk_sgio=1 bs=2048 count=$((size / 2048)) of=- 2>/dev/null)
 done
+# Read-only users of the drives keep working.
+check "sg_inq as user on $CD_NODE" as_user sg_inq "$CD_NODE"
+check "sg_vpd as user on $CD_NODE" as_user sg_vpd "$CD_NODE"
+check "sg_readcap as user on $CD_NODE" as_user sg_readcap "$CD_NODE"
+check "eject as user opens the tray of $CD_NODE" as_user eject "$CD_NODE"
+check "eject -t as user closes it again" as_user eject -t "$CD_NODE"
 finish_suite

@@ -56,3 +56,39 @@ probe() {
 
 # Last line of every suite: its exit status tells the init whether it passed.
 finish_suite() { exit $SGF_FAILED; }
+
+# hole DESCRIPTION SGPROBE-ARGS...: a security regression test. On the
+# patched kernel the command must be denied. On stock 6.1 the same test
+# must fail, the command reaching the device as we measured; a hole that
+# stock does not show means the test could not fail, which is a failure.
+hole() {
+	local desc=$1 out verdict
+	shift
+	out=$(as_user "$PROBE" "$@" 2>&1)
+	verdict=$(echo "$out" | sed -n 's/.* verdict=\([a-z]*\).*/\1/p')
+	if [ "$SGF_KERNEL" = stock ]; then
+		if [ "$verdict" = reached ]; then
+			ok "$desc: reached the device on stock 6.1 (the hole; this test fails there, as it must)"
+		else
+			not_ok "$desc: stock 6.1 did not show the hole (got ${verdict:-nothing}), so the test cannot fail" "$out"
+		fi
+	elif [ "$verdict" = denied ]; then
+		ok "$desc: denied"
+	else
+		not_ok "$desc: expected denied, got ${verdict:-nothing}" "$out"
+	fi
+}
+
+# Count the commands the SCSI midlayer dispatched to device H:C:T:L with
+# this opcode (hex, two digits) since trace_reset: the device-side view.
+trace_reset() {
+	echo 0 >/sys/kernel/tracing/tracing_on
+	echo >/sys/kernel/tracing/trace
+	echo 1 >/sys/kernel/tracing/events/scsi/scsi_dispatch_cmd_start/enable
+	echo 1 >/sys/kernel/tracing/tracing_on
+}
+trace_count() {
+	local h c t l
+	IFS=: read -r h c t l <<<"$1"
+	grep -c "host_no=$h channel=$c id=$t lun=$l .*raw=$2" /sys/kernel/tracing/trace || true
+}

@@ -5,14 +5,28 @@
 # every probe must give a verdict (reached or denied), which is the test.
 . "$(dirname "$0")/lib.sh"
 
+# The command set the policy gives each peripheral type.
+set_of() {
+	python3 -c "import importlib.machinery as m, sys
+p = m.SourceFileLoader('p', '$SGF_TOP/policy/gen-kernel-table').load_module()
+pol = p.Policy('$SGF_TOP/policy/default.policy', '$SGF_TOP/policy/linux-6.1.list')
+print(' '.join(pol.set_of_type(int(t)) for t in sys.argv[1:]))" "$@"
+}
 {
-	printf '%-8s %-9s %-11s %-4s %-24s\n' ROLE H:C:T:L NODES TYPE "VENDOR MODEL"
-	for role in HD CD BURN1 BURN2 TAPE CHANGER DBGDISK; do
+	roles="HD CD BURN1 BURN2 TAPE CHANGER DBGDISK DBGCD DBGSCAN DBGPROC"
+	types=$(for role in $roles; do h=${role}_HCTL; cat "/sys/bus/scsi/devices/${!h}/type"; done)
+	read -r -a sets <<<"$(set_of $types)"
+	printf '%-8s %-9s %-15s %-4s %-8s %s\n' ROLE H:C:T:L NODES TYPE "CMD SET" "VENDOR MODEL"
+	i=0
+	for role in $roles; do
 		h=${role}_HCTL n=${role}_NODE s=${role}_SG
 		d=/sys/bus/scsi/devices/${!h}
-		printf '%-8s %-9s %-11s %-4s %s %s\n' "$role" "${!h}" \
-			"$(basename "${!n}"),$(basename "${!s}")" "$(cat "$d/type")" \
-			"$(cat "$d/vendor" | xargs)" "$(cat "$d/model" | xargs)"
+		nodes=$(basename "${!s}")
+		[ -n "${!n}" ] && nodes="$(basename "${!n}"),$nodes"
+		printf '%-8s %-9s %-15s %-4s %-8s %s %s\n' "$role" "${!h}" "$nodes" \
+			"$(cat "$d/type")" "${sets[$i]}" \
+			"$(xargs <"$d/vendor")" "$(xargs <"$d/model")"
+		i=$((i + 1))
 	done
 } >/tmp/out/devices.txt
 
@@ -42,4 +56,9 @@ decide HD SG rw sgio "WRITE BUFFER (zero length)" 3b 05 00 00 00 00 00 00 00 00
 decide CD NODE rw sgio "BLANK (MMC)" a1 11 00 00 00 00 00 00 00 00 00 00
 decide TAPE NODE ro sgio "ERASE (tape)" 19 00 00 00 00 00
 decide CHANGER NODE ro sgio "INITIALIZE ELEMENT STATUS" 07 00 00 00 00 00
+decide CD NODE ro sgio "READ TOC (MMC)" 43 00 00 00 00 00 00 00 0c 00
+decide BURN1 NODE rw sgio "SEND OPC INFORMATION (MMC)" 54 00 00 00 00 00 00 00 00 00
+decide DBGDISK SG rw sgrw "FORMAT UNIT via sg write()" 04 00 00 00 00 00
+decide DBGSCAN SG rw sgio "SET WINDOW (scanner)" 24 00 00 00 00 00 00 00 00 00
+decide DBGSCAN SG rw sgio "vendor command 0xc1" c1 00 00 00 00 00 00 00 00 00
 finish_suite

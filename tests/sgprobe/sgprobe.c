@@ -14,6 +14,11 @@
  *
  * Exit status: 0 reached the device, status GOOD; 1 reached the device,
  * other status; 2 denied (EPERM); 3 any other OS error; 64 usage error.
+ *
+ * With -b alone, sgprobe reads one probe per line from standard input, each
+ * line the arguments of one run ("-e bsg -m ro /dev/bsg/0:0:0:0 12 00 00 00
+ * 24 00"), and prints one result line for each: thousands of probes for
+ * the price of one process. It exits 64 if any line was malformed, else 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,6 +62,7 @@ struct probe {
 	unsigned int cdb_len;
 	unsigned int in_len, out_len;
 	uint8_t fill;
+	const char *data_hex;	/* -d: the bytes to send */
 	unsigned int timeout_ms;
 	int hexdump;
 };
@@ -74,12 +80,14 @@ struct outcome {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: sgprobe [-e ENTRY] [-m MODE] [-i LEN | -o LEN] [-f BYTE] [-t MS] [-x]\n"
+"Usage: sgprobe -b   (one probe per line of standard input)\n"
+"       sgprobe [-e ENTRY] [-m MODE] [-i LEN | -o LEN] [-f BYTE] [-t MS] [-x]\n"
 "               DEVICE CDB_BYTE...\n"
 "  -e ENTRY  sgio (default), sic, packet, sgrw, bsg\n"
 "  -m MODE   ro (default), rw, wo: how DEVICE is opened\n"
 "  -i LEN    read LEN bytes of data from the device\n"
 "  -o LEN    send LEN bytes (of -f BYTE, default 0) to the device\n"
+"  -d HEX    send these bytes to the device (e.g. 0016001000000000...)\n"
 "  -t MS     timeout in milliseconds (default 20000)\n"
 "  -x        hex dump the data read\n"
 "CDB bytes are hex, e.g. 12 00 00 00 24 00 for INQUIRY.\n"
@@ -114,10 +122,11 @@ static int parse_args(int argc, char **argv, struct probe *p)
 	int c, i;
 
 	memset(p, 0, sizeof(*p));
+	optind = 0;	/* full getopt reset: parse_args runs once per probe */
 	p->mode_name = "ro";
 	p->oflags = O_RDONLY;
 	p->timeout_ms = 20000;
-	while ((c = getopt(argc, argv, "e:m:i:o:f:t:xh")) != -1) {
+	while ((c = getopt(argc, argv, "e:m:i:o:f:t:d:xh")) != -1) {
 		switch (c) {
 		case 'e':
 			for (i = 0; i <= E_BSG; i++)
@@ -159,6 +168,16 @@ static int parse_args(int argc, char **argv, struct probe *p)
 				p->fill = v;
 			else
 				p->timeout_ms = v;
+			break;
+		case 'd':
+			v = strlen(optarg);
+			if (!v || v % 2 || v / 2 > MAX_DATA ||
+			    strspn(optarg, "0123456789abcdefABCDEF") != v) {
+				fprintf(stderr, "sgprobe: -d takes an even number of hex digits\n");
+				return -1;
+			}
+			p->data_hex = optarg;
+			p->out_len = v / 2;
 			break;
 		case 'x':
 			p->hexdump = 1;
@@ -412,7 +431,7 @@ static void print_sense(const struct outcome *o)
 	printf(" sense_key=0x%x asc=0x%02x ascq=0x%02x", key, asc, ascq);
 }
 
-int main(int argc, char **argv)
+static int probe_once(int argc, char **argv)
 {
 	struct outcome o = { 0 };
 	struct probe p;
@@ -431,6 +450,8 @@ int main(int argc, char **argv)
 		return EXIT_OSERR;
 	}
 	memset(data, p.fill, len);
+	for (i = 0; p.data_hex && i < p.out_len; i++)
+		sscanf(p.data_hex + 2 * i, "%2hhx", &data[i]);
 
 	printf("sgprobe entry=%s dev=%s mode=%s opcode=0x%02x cdb_len=%u",
 	       entry_names[p.entry], p.dev, p.mode_name, p.cdb[0], p.cdb_len);
@@ -478,4 +499,38 @@ int main(int argc, char **argv)
 	}
 	free(data);
 	return ret;
+}
+
+/* Batch mode: one probe per line of standard input. */
+static int probe_batch(void)
+{
+	char line[4096], *argv[MAX_CDB + 32], *tok, *save;
+	int argc, bad = 0;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		argc = 0;
+		argv[argc++] = "sgprobe";
+		for (tok = strtok_r(line, " \t\n", &save); tok;
+		     tok = strtok_r(NULL, " \t\n", &save)) {
+			if (argc == (int)(sizeof(argv) / sizeof(argv[0])) - 1)
+				break;
+			argv[argc++] = tok;
+		}
+		argv[argc] = NULL;
+		if (argc == 1)
+			continue;
+		if (probe_once(argc, argv) == EXIT_USAGE) {
+			printf("sgprobe verdict=usage\n");
+			bad = 1;
+		}
+		fflush(stdout);
+	}
+	return bad ? EXIT_USAGE : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "-b"))
+		return probe_batch();
+	return probe_once(argc, argv);
 }

@@ -27,6 +27,9 @@ expect 64 "a data length over 1 MiB is a usage error" -i 2000000 /dev/null 12
 expect 64 "a 13-byte CDB for CDROM_SEND_PACKET is a usage error" -e packet /dev/null \
 	0 0 0 0 0 0 0 0 0 0 0 0 0
 expect 64 "a CDB over 260 bytes is a usage error" /dev/null $(printf '00 %.0s' $(seq 261))
+expect 64 "-d with an odd number of digits is a usage error" -d abc /dev/null 12
+expect 64 "-d with a non-hex digit is a usage error" -d 0g /dev/null 12
+expect 3 "-d with valid bytes reaches the open" -d 00ff /dev/does-not-exist 2a 00 00 00 00 00 00 00 01 00
 expect 3 "a missing device is an OS error" /dev/does-not-exist 12 00 00 00 24 00
 for e in sgio sic packet sgrw bsg; do
 	expect 3 "entry $e on a non-SCSI file is an OS error" -e $e -i 36 /dev/null 12 00 00 00 24 00
@@ -34,3 +37,14 @@ done
 expect 3 "a 260-byte CDB on a non-SCSI file is an OS error" /dev/null $(printf '00 %.0s' $(seq 260))
 expect 0 "-h prints help" -h
 rm -f /tmp/sgprobe-test.out
+# batch mode: one result line per probe line, usage errors flagged, exit 64
+out=$(printf '%s\n' "-e sgio /dev/null 12 00 00 00 24 00" "" "-e nope /dev/null 12" \
+	"-m rw -e bsg /dev/does-not-exist 00 00 00 00 00 00" | "$probe" -b 2>/dev/null) && rc=0 || rc=$?
+if [ "$rc" = 64 ] && [ "$(echo "$out" | grep -c '^sgprobe')" = 3 ] &&
+   echo "$out" | sed -n 2p | grep -q 'verdict=usage' &&
+   echo "$out" | sed -n 3p | grep -q 'entry=bsg.*mode=rw.*errno=ENOENT'; then
+	echo "ok - sgprobe(host): batch mode answers each line, flags the bad one (exit 64)"
+else
+	echo "not ok - sgprobe(host): batch mode: exit $rc"
+	echo "$out" | sed 's/^/# /'
+fi

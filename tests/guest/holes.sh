@@ -1,0 +1,53 @@
+#!/bin/bash
+# The holes measured on stock 6.1 as uid 65534, one test each. Every test
+# here fails on stock (the command reaches the device) and passes on the
+# filter (denied); the rig runs this suite on both kernels.
+. "$(dirname "$0")/lib.sh"
+
+# UNMAP of LBAs 1000-1007 through a read-only open of the disk: on stock
+# the data is gone. Parameter list: header (data length 22, descriptor
+# length 16), one descriptor (LBA 1000, 8 blocks).
+UNMAP_LIST=001600100000000000000000000003e80000000800000000
+pattern=/tmp/pattern.bin
+head -c 4096 /dev/urandom >$pattern
+dd if=$pattern of="$HD_NODE" bs=512 seek=1000 count=8 oflag=direct conv=notrunc status=none
+trace_reset
+hole "HD $HD_NODE read-only open: UNMAP (0x42)" -m ro -d $UNMAP_LIST \
+	"$HD_NODE" 42 00 00 00 00 00 00 00 18 00
+dispatched=$(trace_count "$HD_HCTL" 42)
+if [ "$SGF_KERNEL" = stock ]; then
+	check "HD: on stock the UNMAP was dispatched to the device ($dispatched)" test "$dispatched" -gt 0
+else
+	check "HD: the denied UNMAP never reached the device (dispatched: $dispatched)" test "$dispatched" = 0
+fi
+survived=no
+cmp -s $pattern <(dd if="$HD_NODE" bs=512 skip=1000 count=8 iflag=direct status=none) && survived=yes
+if [ "$SGF_KERNEL" = stock ]; then
+	check "HD: on stock the UNMAP erased the data (data survived: $survived)" test $survived = no
+else
+	check "HD: the data survives the denied UNMAP" test $survived = yes
+fi
+
+hole "HD $HD_NODE read-only open: MAINTENANCE OUT (0xa4)" -m ro \
+	"$HD_NODE" a4 00 00 00 00 00 00 00 00 00 00 00
+hole "HD $HD_NODE read-only open: SANITIZE (0x48)" -m ro \
+	"$HD_NODE" 48 00 00 00 00 00 00 00 00 00
+hole "HD $HD_NODE writable open: ATA PASS-THROUGH(12) (0xa1)" -m rw \
+	"$HD_NODE" a1 00 00 00 00 00 00 00 00 00 00 00
+hole "HD $HD_NODE writable open: FORMAT UNIT (0x04)" -m rw \
+	"$HD_NODE" 04 00 00 00 00 00
+hole "HD $HD_NODE writable open: SECURITY PROTOCOL IN (0xa2)" -m rw \
+	"$HD_NODE" a2 00 00 00 00 00 00 00 00 00 00 00
+hole "HD $HD_NODE writable open: opcode 0x0d (6.1's WRITE_SAME_32 slip)" -m rw \
+	"$HD_NODE" 0d 00 00 00 00 00
+for role in HD CD; do
+	sg=${role}_SG
+	for e in sgio sgrw; do
+		hole "$role ${!sg} read-write open, $e: WRITE BUFFER (0x3b)" -e $e -m rw \
+			"${!sg}" 3b 05 00 00 00 00 00 00 00 00
+	done
+done
+hole "HD $HD_SG read-write open: FORMAT UNIT (0x04)" -m rw "$HD_SG" 04 00 00 00 00 00
+hole "HD $HD_BSG read-only open: UNMAP (0x42) through bsg" -e bsg -m ro \
+	-d $UNMAP_LIST "$HD_BSG" 42 00 00 00 00 00 00 00 18 00
+finish_suite

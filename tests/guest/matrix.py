@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Every opcode (and every service-action rule) through every entry point,
+both open modes, on a scsi_debug device of each command set, sent by the
+unprivileged user; each verdict compared with the policy document.
+
+On the patched kernel the expected verdict comes from policy/default.policy
+(through gen-kernel-table's reference model); on stock 6.1 from
+policy/linux-6.1.list plus sg's known exemptions, which checks that
+transcription against the real stock kernel.
+
+Run as the unprivileged user; prints one TAP line per device, entry point
+and open mode ("ok - matrix: ...").
+"""
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+
+TOP = os.environ["SGF_TOP"]
+KERNEL = os.environ["SGF_KERNEL"]
+PROBE = os.path.join(TOP, "build/bin/sgprobe")
+
+loader = importlib.machinery.SourceFileLoader("policy", os.path.join(TOP, "policy/gen-kernel-table"))
+spec = importlib.util.spec_from_loader("policy", loader)
+policy = importlib.util.module_from_spec(spec)
+loader.exec_module(policy)
+POL = policy.Policy(os.path.join(TOP, "policy/default.policy"),
+                    os.path.join(TOP, "policy/linux-6.1.list"))
+
+SIC_LEN = [6, 10, 10, 12, 16, 12, 10, 10]
+
+
+def devices():
+    env = {}
+    for line in open("/tmp/devices.env"):
+        k, _, v = line.strip().partition("=")
+        env[k] = v
+    for role in ("DBGDISK", "DBGCD", "TAPE", "CHANGER", "DBGSCAN", "DBGPROC"):
+        hctl = env[role + "_HCTL"]
+        ptype = int(open(f"/sys/bus/scsi/devices/{hctl}/type").read())
+        yield role, ptype, env[role + "_NODE"], env[role + "_SG"], env[role + "_BSG"]
+
+
+def as_sent(entry, cdb):
+    """The CDB as the kernel sees it through this entry point."""
+    if entry == "sic":
+        n = SIC_LEN[cdb[0] >> 5]
+    elif entry == "packet":
+        n = 12
+    else:
+        return cdb
+    return (cdb + [0] * n)[:n]
+
+
+def expected(entry, node_kind, ptype, mode, cdb):
+    """'denied' or 'reached' for this probe on this kernel."""
+    if node_kind == "st":
+        return "denied"                    # st: raw commands need CAP_SYS_RAWIO
+    if node_kind == "sg" and entry == "packet" and mode == "ro":
+        return "denied"                    # sg refuses unknown ioctls read-only
+    sent = as_sent(entry, cdb)
+    if KERNEL == "stock":
+        if node_kind == "sg" and entry in ("sgio", "sgrw"):
+            if ptype == 6 or (mode == "rw"):
+                return "reached"           # 6.1's sg: scanners and O_RDWR unfiltered
+        cls = POL.stock_class(sent[0])
+    else:
+        cls = POL.decide(POL.set_of_type(ptype), sent)
+    if cls == "read" or (cls == "write" and mode == "rw"):
+        return "reached"
+    return "denied"
+
+
+def plan():
+    """(group, expected, probe line) for every probe."""
+    for role, ptype, node, sg, bsg in devices():
+        set_ = POL.set_of_type(ptype)
+        nodes = [(sg, "sg", ("sgio", "sgrw", "sic", "packet")), (bsg, "bsg", ("bsg",))]
+        if node:
+            kind = "st" if "/st" in node else "block"
+            nodes.append((node, kind, ("sgio", "sic", "packet")))
+        cdbs = [cdb for cdb, _ in policy.probe_cdbs(POL, set_)]
+        for dev, kind, entries in nodes:
+            for entry in entries:
+                for mode in ("ro", "rw"):
+                    if entry == "sgrw" and mode == "ro":
+                        continue           # write() needs a writable open
+                    group = f"{role} ({set_}) {dev} {entry} {mode}"
+                    for cdb in cdbs:
+                        sent = as_sent(entry, cdb)
+                        line = f"-e {entry} -m {mode} -t 5000 {dev} " + " ".join(f"{b:02x}" for b in sent)
+                        yield group, expected(entry, kind, ptype, mode, cdb), line
+
+
+def main():
+    probes = list(plan())
+    out = subprocess.run([PROBE, "-b"], input="\n".join(p[2] for p in probes) + "\n",
+                         capture_output=True, text=True).stdout.splitlines()
+    if len(out) != len(probes):
+        print(f"not ok - matrix: {len(probes)} probes, {len(out)} answers")
+        return 1
+    groups = {}
+    for (group, want, line), got in zip(probes, out):
+        verdict = got.partition(" verdict=")[2].split(" ")[0]
+        g = groups.setdefault(group, [0, []])
+        g[0] += 1
+        if verdict != want:
+            g[1].append(f"{line}: expected {want}, got {verdict} ({got})")
+    failed = 0
+    for group, (n, bad) in groups.items():
+        if bad:
+            failed = 1
+            print(f"not ok - matrix: {group}: {len(bad)} of {n} verdicts differ from the policy")
+            for b in bad[:6]:
+                print(f"# {b}")
+        else:
+            print(f"ok - matrix: {group}: {n} verdicts as the policy says")
+    print(f"# matrix: {len(probes)} probes in {len(groups)} groups")
+    return failed
+
+
+sys.exit(main())
