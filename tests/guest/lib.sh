@@ -13,8 +13,9 @@ USER_ID=65534
 SGF_FAILED=0
 
 # Run a command as the unprivileged user (uid/gid 65534, no groups, no caps).
+# $AS_USER_WRAP, if set, is a command root runs it through first (prlimit).
 as_user() {
-	HOME=/tmp/home setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
+	HOME=/tmp/home ${AS_USER_WRAP:-} setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
 		--inh-caps=-all --bounding-set=-all -- "$@"
 }
 

@@ -28,12 +28,12 @@ for line in sys.stdin:
     if m:
         cdb = [int(x, 16) for x in m.group(2).split()]
         cls = POL.decide(set_, cdb)
-        key = (cdb[0], cls, m.group(1))
+        key = (cdb[0], cls, POL.names(set_, cdb[0]) or m.group(1))
         seen[key] = seen.get(key, 0) + 1
 bad = 0
 for (op, cls, name), n in sorted(seen.items()):
     verdict = "permitted" if cls in ("read", "write") else "NOT PERMITTED"
     bad |= cls not in ("read", "write")
-    print(f"0x{op:02x} {name:32} x{n:<5} {cls:5} {verdict}")
+    print(f"0x{op:02x} {name[:36]:36} x{n:<5} {cls:5} {verdict}")
 print(f"{len(seen)} distinct commands")
 sys.exit(1 if bad or not seen else 0)
