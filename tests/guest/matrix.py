@@ -11,8 +11,6 @@ transcription against the real stock kernel.
 Run as the unprivileged user; prints one TAP line per device, entry point
 and open mode ("ok - matrix: ...").
 """
-import importlib.machinery
-import importlib.util
 import os
 import subprocess
 import sys
@@ -21,14 +19,13 @@ TOP = os.environ["SGF_TOP"]
 KERNEL = os.environ["SGF_KERNEL"]
 PROBE = os.path.join(TOP, "build/bin/sgprobe")
 
-loader = importlib.machinery.SourceFileLoader("policy", os.path.join(TOP, "policy/gen-kernel-table"))
-spec = importlib.util.spec_from_loader("policy", loader)
-policy = importlib.util.module_from_spec(spec)
-loader.exec_module(policy)
-POL = policy.Policy(os.path.join(TOP, "policy/default.policy"),
-                    os.path.join(TOP, "policy/linux-6.1.list"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sgfpolicy  # noqa: E402
+
+policy, POL = sgfpolicy.load()
 
 SIC_LEN = [6, 10, 10, 12, 16, 12, 10, 10]
+RESULTS = "/tmp/matrix-results.txt"   # H:C:T:L cdb verdict, for dispatch-check.py
 
 
 def devices():
@@ -73,8 +70,9 @@ def expected(entry, node_kind, ptype, mode, cdb):
 
 
 def plan():
-    """(group, expected, probe line) for every probe."""
+    """(group, expected, probe line, hctl) for every probe."""
     for role, ptype, node, sg, bsg in devices():
+        hctl = os.path.basename(bsg)
         set_ = POL.set_of_type(ptype)
         nodes = [(sg, "sg", ("sgio", "sgrw", "sic", "packet")), (bsg, "bsg", ("bsg",))]
         if node:
@@ -90,7 +88,7 @@ def plan():
                     for cdb in cdbs:
                         sent = as_sent(entry, cdb)
                         line = f"-e {entry} -m {mode} -t 5000 {dev} " + " ".join(f"{b:02x}" for b in sent)
-                        yield group, expected(entry, kind, ptype, mode, cdb), line
+                        yield group, expected(entry, kind, ptype, mode, cdb), line, hctl
 
 
 def main():
@@ -101,8 +99,10 @@ def main():
         print(f"not ok - matrix: {len(probes)} probes, {len(out)} answers")
         return 1
     groups = {}
-    for (group, want, line), got in zip(probes, out):
+    log = open(RESULTS, "w")
+    for (group, want, line, hctl), got in zip(probes, out):
         verdict = got.partition(" verdict=")[2].split(" ")[0]
+        log.write(f"{hctl} {''.join(line.split()[7:])} {verdict}\n")
         g = groups.setdefault(group, [0, []])
         g[0] += 1
         if verdict != want:

@@ -1,4 +1,29 @@
 #!/bin/bash
-# Runs matrix.py as the unprivileged user (see there).
+# The matrix (matrix.py) as the unprivileged user, with the midlayer's
+# scsi_dispatch_cmd_start tracepoint recording what reached the devices;
+# then the same opcodes as root, who may send anything.
 . "$(dirname "$0")/lib.sh"
-as_user python3 "$SGF_TOP/tests/guest/matrix.py" || exit 1
+echo 32768 >/sys/kernel/tracing/buffer_size_kb
+trace_reset
+as_user python3 "$SGF_TOP/tests/guest/matrix.py" || SGF_FAILED=1
+echo 0 >/sys/kernel/tracing/tracing_on
+if out=$(python3 "$SGF_TOP/tests/guest/dispatch-check.py" /tmp/matrix-results.txt \
+	</sys/kernel/tracing/trace 2>&1); then
+	ok "denied commands never reached a device: $(echo "$out" | head -1)"
+else
+	not_ok "the device-side count disagrees with the verdicts" "$out"
+fi
+echo >/sys/kernel/tracing/trace
+echo 1408 >/sys/kernel/tracing/buffer_size_kb
+
+# CAP_SYS_RAWIO: root sends every opcode through sg on each scsi_debug
+# device, read-only, and nothing is refused.
+for role in DBGDISK DBGCD TAPE CHANGER DBGSCAN DBGPROC; do
+	sg=${role}_SG
+	denied=$(for op in $(seq 0 255); do
+		printf -- '-e sgio -m ro -t 5000 %s %02x 00 00 00 00 00 00 00 00 00\n' "${!sg}" "$op"
+	done | "$PROBE" -b | grep -c 'verdict=denied' || true)
+	check "root (CAP_SYS_RAWIO) sends all 256 opcodes to $role ${!sg} read-only: $denied denied" \
+		test "$denied" = 0
+done
+finish_suite

@@ -5,19 +5,15 @@ it to an unprivileged writable open of that device's command set.
 
 usage: policy-check.py H:C:T:L SET   (exit 1 if any command is not permitted)
 """
-import importlib.machinery
-import importlib.util
 import os
 import re
 import sys
 
 TOP = os.environ["SGF_TOP"]
-loader = importlib.machinery.SourceFileLoader("policy", os.path.join(TOP, "policy/gen-kernel-table"))
-spec = importlib.util.spec_from_loader("policy", loader)
-policy = importlib.util.module_from_spec(spec)
-loader.exec_module(policy)
-POL = policy.Policy(os.path.join(TOP, "policy/default.policy"),
-                    os.path.join(TOP, "policy/linux-6.1.list"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sgfpolicy  # noqa: E402
+
+policy, POL = sgfpolicy.load()
 
 h, c, t, l = sys.argv[1].split(":")
 set_ = sys.argv[2]

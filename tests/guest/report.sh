@@ -7,9 +7,8 @@
 
 # The command set the policy gives each peripheral type.
 set_of() {
-	python3 -c "import importlib.machinery as m, sys
-p = m.SourceFileLoader('p', '$SGF_TOP/policy/gen-kernel-table').load_module()
-pol = p.Policy('$SGF_TOP/policy/default.policy', '$SGF_TOP/policy/linux-6.1.list')
+	python3 -c "import sys; sys.path.insert(0, '$SGF_TOP/tests/guest'); import sgfpolicy
+_, pol = sgfpolicy.load()
 print(' '.join(pol.set_of_type(int(t)) for t in sys.argv[1:]))" "$@"
 }
 {

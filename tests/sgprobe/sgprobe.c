@@ -410,6 +410,14 @@ static void run_packet(int fd, const struct probe *p, uint8_t *data,
 	o->resid = cgc.buflen;
 }
 
+typedef void (*run_fn)(int fd, const struct probe *p, uint8_t *data,
+		       struct outcome *o);
+
+static const run_fn entry_runs[] = {
+	[E_SGIO] = run_sgio, [E_SIC] = run_sic, [E_PACKET] = run_packet,
+	[E_SGRW] = run_sgrw, [E_BSG] = run_bsg,
+};
+
 static void print_sense(const struct outcome *o)
 {
 	unsigned int key = 0, asc = 0, ascq = 0;
@@ -461,23 +469,7 @@ static int probe_once(int argc, char **argv)
 		free(data);
 		return EXIT_OSERR;
 	}
-	switch (p.entry) {
-	case E_SGIO:
-		run_sgio(fd, &p, data, &o);
-		break;
-	case E_SIC:
-		run_sic(fd, &p, data, &o);
-		break;
-	case E_PACKET:
-		run_packet(fd, &p, data, &o);
-		break;
-	case E_SGRW:
-		run_sgrw(fd, &p, data, &o);
-		break;
-	case E_BSG:
-		run_bsg(fd, &p, data, &o);
-		break;
-	}
+	entry_runs[p.entry](fd, &p, data, &o);
 	close(fd);
 
 	if (o.err == EPERM) {
