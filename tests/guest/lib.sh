@@ -2,13 +2,13 @@
 # Helpers for in-guest suites. A suite prints one line per test:
 #   ok - DESCRIPTION            or    not ok - DESCRIPTION
 # plus "# " diagnostics; the host numbers the lines into one TAP stream.
-# Environment (from the rig): SGF_TOP, SGF_KERNEL (stock|patched), SGF_RUN
+# Environment (from the rig): SGF_TOP, SGF_BUILD, SGF_KERNEL (stock|patched), SGF_RUN
 # (the run folder on the host, read-only here), and /tmp/devices.env.
 
 # shellcheck source=/dev/null
 . /tmp/devices.env
 SUITE=$(basename "$0" .sh)
-PROBE=$SGF_TOP/build/bin/sgprobe
+PROBE=$SGF_BUILD/bin/sgprobe
 USER_ID=65534
 SGF_FAILED=0
 

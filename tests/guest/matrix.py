@@ -17,7 +17,7 @@ import sys
 
 TOP = os.environ["SGF_TOP"]
 KERNEL = os.environ["SGF_KERNEL"]
-PROBE = os.path.join(TOP, "build/bin/sgprobe")
+PROBE = os.path.join(os.environ["SGF_BUILD"], "bin/sgprobe")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sgfpolicy  # noqa: E402
