@@ -53,17 +53,23 @@ kind_of() {
 	esac
 }
 
-for role in HD CD BURN1 TAPE CHANGER DBGDISK; do
-	for v in NODE SG BSG; do
-		var=${role}_$v
-		dev=${!var}
-		kind=$(kind_of "$dev")
-		while read -r k entry mode cmd want; do
-			[ "$k" = "$kind" ] || continue
-			# shellcheck disable=SC2086
-			probe "$want" "$role $dev $entry $mode $cmd" -e "$entry" -m "$mode" \
-				$([ "$cmd" = INQUIRY ] && echo "-i 36") "$dev" ${CDB[$cmd]}
-		done <<<"$ROWS"
+# One "EXPECTED|DESCRIPTION|ARGS" line per row that fits each fixture's nodes.
+specs() {
+	local role v var dev kind k entry mode cmd want in
+	for role in HD CD BURN1 TAPE CHANGER DBGDISK; do
+		for v in NODE SG BSG; do
+			var=${role}_$v
+			dev=${!var}
+			kind=$(kind_of "$dev")
+			while read -r k entry mode cmd want; do
+				[ "$k" = "$kind" ] || continue
+				in=
+				[ "$cmd" = INQUIRY ] && in="-i 36"
+				echo "$want|$role $dev $entry $mode $cmd|-e $entry -m $mode $in $dev ${CDB[$cmd]}"
+			done <<<"$ROWS"
+		done
 	done
-done
+}
+
+probe_all < <(specs)
 finish_suite

@@ -55,6 +55,27 @@ probe() {
 	fi
 }
 
+# probe_all: like probe, for many probes in one sgprobe -b process (a
+# process per probe costs most of a second on the debug guest). Reads lines
+# "EXPECTED|DESCRIPTION|SGPROBE-ARGS" on stdin.
+probe_all() {
+	local specs results spec rest want desc i=0
+	mapfile -t specs
+	mapfile -t results < <(for spec in "${specs[@]}"; do
+		echo "${spec#*|*|}"
+	done | as_user "$PROBE" -b)
+	for spec in "${specs[@]}"; do
+		want=${spec%%|*} rest=${spec#*|}
+		desc=${rest%%|*}
+		if [[ ${results[i]:-} =~ verdict=([a-z]+) ]] && [ "${BASH_REMATCH[1]}" = "$want" ]; then
+			ok "$desc: $want"
+		else
+			not_ok "$desc: expected $want" "${results[i]:-no answer}"
+		fi
+		i=$((i + 1))
+	done
+}
+
 # Last line of every suite: its exit status tells the init whether it passed.
 finish_suite() { exit $SGF_FAILED; }
 
