@@ -41,23 +41,23 @@ check() {
 	fi
 }
 
-# probe EXPECTED DESCRIPTION SGPROBE-ARGS...: runs sgprobe as the user and
-# compares its verdict (reached or denied) with EXPECTED.
-probe() {
-	local want=$1 desc=$2 out verdict
-	shift 2
-	out=$(as_user "$PROBE" "$@" 2>&1)
-	verdict=$(echo "$out" | sed -n 's/.* verdict=\([a-z]*\).*/\1/p')
-	if [ "$verdict" = "$want" ]; then
-		ok "$desc: $want"
-	else
-		not_ok "$desc: expected $want, got ${verdict:-nothing}" "$out"
-	fi
+# parse_verdict LINE: set PROBE_VERDICT to the verdict (reached, denied,
+# error) of an sgprobe result line, or empty; no process spawned.
+parse_verdict() {
+	PROBE_VERDICT=
+	if [[ $1 =~ verdict=([a-z]+) ]]; then PROBE_VERDICT=${BASH_REMATCH[1]}; fi
 }
 
-# probe_all: like probe, for many probes in one sgprobe -b process (a
-# process per probe costs most of a second on the debug guest). Reads lines
-# "EXPECTED|DESCRIPTION|SGPROBE-ARGS" on stdin.
+# user_probe SGPROBE-ARGS...: one sgprobe run as the user; sets PROBE_OUT
+# (its output) and PROBE_VERDICT.
+user_probe() {
+	PROBE_OUT=$(as_user "$PROBE" "$@" 2>&1)
+	parse_verdict "$PROBE_OUT"
+}
+
+# probe_all: many probes in one sgprobe -b process (a process per probe
+# costs most of a second on the debug guest), each verdict compared with
+# the expected one. Reads lines "EXPECTED|DESCRIPTION|SGPROBE-ARGS" on stdin.
 probe_all() {
 	local specs results spec rest want desc i=0
 	mapfile -t specs
@@ -67,7 +67,8 @@ probe_all() {
 	for spec in "${specs[@]}"; do
 		want=${spec%%|*} rest=${spec#*|}
 		desc=${rest%%|*}
-		if [[ ${results[i]:-} =~ verdict=([a-z]+) ]] && [ "${BASH_REMATCH[1]}" = "$want" ]; then
+		parse_verdict "${results[i]:-}"
+		if [ "$PROBE_VERDICT" = "$want" ]; then
 			ok "$desc: $want"
 		else
 			not_ok "$desc: expected $want" "${results[i]:-no answer}"
@@ -84,20 +85,19 @@ finish_suite() { exit $SGF_FAILED; }
 # must fail, the command reaching the device as we measured; a hole that
 # stock does not show means the test could not fail, which is a failure.
 hole() {
-	local desc=$1 out verdict
+	local desc=$1
 	shift
-	out=$(as_user "$PROBE" "$@" 2>&1)
-	verdict=$(echo "$out" | sed -n 's/.* verdict=\([a-z]*\).*/\1/p')
+	user_probe "$@"
 	if [ "$SGF_KERNEL" = stock ]; then
-		if [ "$verdict" = reached ]; then
+		if [ "$PROBE_VERDICT" = reached ]; then
 			ok "$desc: reached the device on stock 6.1 (the hole; this test fails there, as it must)"
 		else
-			not_ok "$desc: stock 6.1 did not show the hole (got ${verdict:-nothing}), so the test cannot fail" "$out"
+			not_ok "$desc: stock 6.1 did not show the hole (got ${PROBE_VERDICT:-nothing}), so the test cannot fail" "$PROBE_OUT"
 		fi
-	elif [ "$verdict" = denied ]; then
+	elif [ "$PROBE_VERDICT" = denied ]; then
 		ok "$desc: denied"
 	else
-		not_ok "$desc: expected denied, got ${verdict:-nothing}" "$out"
+		not_ok "$desc: expected denied, got ${PROBE_VERDICT:-nothing}" "$PROBE_OUT"
 	fi
 }
 

@@ -31,16 +31,14 @@ print(' '.join(pol.set_of_type(int(t)) for t in sys.argv[1:]))" "$@"
 
 # role node-variable mode entry name cdb...
 decide() {
-	local role=$1 var=${1}_$2 mode=$3 entry=$4 name=$5 out verdict detail
+	local role=$1 var=${1}_$2 mode=$3 entry=$4 name=$5
 	shift 5
-	out=$(as_user "$PROBE" -e "$entry" -m "$mode" "${!var}" "$@" 2>&1)
-	verdict=$(echo "$out" | sed -n 's/.* verdict=\([a-z]*\).*/\1/p')
-	detail=$(echo "$out" | sed -n 's/.* verdict=[a-z]* //p')
-	echo "$role|${!var}|$mode|$entry|$name|$*|${verdict:-none}|$detail" >>/tmp/out/decisions.txt
-	if [ -n "$verdict" ] && [ "$verdict" != error ]; then
-		ok "$role ${!var} $mode $entry $name: $verdict"
+	user_probe -e "$entry" -m "$mode" "${!var}" "$@"
+	echo "$role|${!var}|$mode|$entry|$name|$*|${PROBE_VERDICT:-none}|${PROBE_OUT#* verdict=}" >>/tmp/out/decisions.txt
+	if [ -n "$PROBE_VERDICT" ] && [ "$PROBE_VERDICT" != error ]; then
+		ok "$role ${!var} $mode $entry $name: $PROBE_VERDICT"
 	else
-		not_ok "$role ${!var} $mode $entry $name: no verdict" "$out"
+		not_ok "$role ${!var} $mode $entry $name: no verdict" "$PROBE_OUT"
 	fi
 }
 
