@@ -3,6 +3,8 @@
 # sees, and what the kernel decides for a few telling commands sent by the
 # unprivileged user. Writes /tmp/out/devices.txt and /tmp/out/decisions.txt;
 # every probe must give a verdict (reached or denied), which is the test.
+# On the patched kernel also: a denial's audit trail (/tmp/out/audit.txt)
+# and a per-device policy changed with sgfilter (/tmp/out/sgfilter.txt).
 . "$(dirname "$0")/lib.sh"
 
 # The command set the policy gives each peripheral type.
@@ -28,6 +30,65 @@ print(' '.join(pol.set_of_type(int(t)) for t in sys.argv[1:]))" "$@"
 		i=$((i + 1))
 	done
 } >/tmp/out/devices.txt
+
+if [ "$SGF_KERNEL" = patched ]; then
+	SGFILTER=$SGF_BUILD/bin/sgfilter
+	D=/sys/bus/scsi/devices/$HD_HCTL/cmd_filter
+	T=/sys/kernel/tracing
+	# audit first, while no denial has used up the log's rate limit
+	dmesg -c >/dev/null
+	echo 1 >$T/events/scsi_cmd_filter/scsi_cmd_filter_deny/enable
+	echo >$T/trace
+	before="$(cat "$D/allowed") allowed, $(cat "$D/denied") denied"
+	user_probe -m ro "$HD_NODE" 42 00 00 00 00 00 00 00 00 00
+	echo 0 >$T/events/scsi_cmd_filter/scsi_cmd_filter_deny/enable
+	{
+		echo "\$ sgprobe -m ro $HD_NODE 42 00 00 00 00 00 00 00 00 00   (as uid 65534: UNMAP, read-only open)"
+		echo "$PROBE_OUT"
+		echo "kernel log:"
+		dmesg | grep 'command filter' | sed 's/^/  /'
+		echo "tracepoint scsi_cmd_filter:scsi_cmd_filter_deny:"
+		grep scsi_cmd_filter_deny $T/trace | sed 's/^ */  /'
+		echo "counters $D/{allowed,denied}:"
+		echo "  before: $before; after: $(cat "$D/allowed") allowed, $(cat "$D/denied") denied"
+	} >/tmp/out/audit.txt
+	check "report: the denial left a log line" grep -q 'denied UNMAP (0x42) to sgprobe' /tmp/out/audit.txt
+	check "report: the denial fired the tracepoint" grep -q 'opcode=0x42' /tmp/out/audit.txt
+
+	run() { echo "\$ $*"; "$@" 2>&1 | sed 's/^/  /'; }
+	{
+		run "$SGFILTER" show "$CD_NODE"
+		echo
+		echo "A lab lets its changer's users send vendor command 0xc1:"
+		run "$SGFILTER" check "$CHANGER_SG" c1 00 00 00 00 00
+		user_probe -m ro "$CHANGER_SG" c1 00 00 00 00 00
+		echo "  user's 0xc1 before: ${PROBE_VERDICT:-?}"
+		run "$SGFILTER" allow "$CHANGER_SG" 0xc1
+		user_probe -m ro "$CHANGER_SG" c1 00 00 00 00 00
+		echo "  user's 0xc1 after:  ${PROBE_VERDICT:-?}"
+		run "$SGFILTER" show "$CHANGER_SG"
+		run "$SGFILTER" reset "$CHANGER_SG"
+		user_probe -m ro "$CHANGER_SG" c1 00 00 00 00 00
+		echo "  user's 0xc1 after reset: ${PROBE_VERDICT:-?}"
+		echo
+		echo "A VM host hands the disk to a guest (libvirt sgio='unfiltered'):"
+		q=/sys/class/block/$(basename "$HD_NODE")/queue/unpriv_sgio
+		echo "\$ echo 1 >$q"
+		echo 1 >"$q"
+		user_probe -m rw "$HD_SG" 3b 05 00 00 00 00 00 00 00 00
+		echo "  user's WRITE BUFFER on $HD_SG: ${PROBE_VERDICT:-?}"
+		user_probe -m rw "$DBGDISK_SG" 3b 05 00 00 00 00 00 00 00 00
+		echo "  user's WRITE BUFFER on another disk, $DBGDISK_SG: ${PROBE_VERDICT:-?}"
+		echo 0 >"$q"
+		echo "\$ echo 0 >$q"
+		echo
+		run "$SGFILTER" stats "$HD_NODE"
+	} >/tmp/out/sgfilter.txt
+	check "report: sgfilter allow let the changer's user send 0xc1" \
+		grep -q "0xc1 after:  reached" /tmp/out/sgfilter.txt
+	check "report: sgfilter reset denied it again" \
+		grep -q "0xc1 after reset: denied" /tmp/out/sgfilter.txt
+fi
 
 # role node-variable mode entry name cdb...
 decide() {

@@ -11,8 +11,14 @@ else
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$gen" --header "$tmp/table.h" --kunit "$tmp/kunit.h"
-for f in table:scsi_cmd_filter_table.h kunit:scsi_cmd_filter_kunit.h; do
+"$gen" --header "$tmp/table.h" --kunit "$tmp/kunit.h" --names "$tmp/names.h" \
+	--tool "$tmp/tool.h"
+if cmp -s "$tmp/tool.h" "$SGF_TOP/tools/sgfilter/default_policy.h"; then
+	echo "ok - policy(host): tools/sgfilter/default_policy.h matches default.policy"
+else
+	echo "not ok - policy(host): tools/sgfilter/default_policy.h differs from what default.policy generates (run policy/regen-kernel-files)"
+fi
+for f in table:scsi_cmd_filter_table.h kunit:scsi_cmd_filter_kunit.h names:scsi_cmd_filter_names.h; do
 	if cmp -s "$tmp/${f%%:*}.h" "$SGF_TREE/drivers/scsi/${f#*:}"; then
 		echo "ok - policy(host): drivers/scsi/${f#*:} in the series matches default.policy"
 	else

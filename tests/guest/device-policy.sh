@@ -1,0 +1,261 @@
+#!/bin/bash
+# Per-device policy, unpriv_sgio, the audit of denials, and sgfilter, on the
+# real sysfs of the booted kernel. On stock 6.1 none of this exists: the
+# suite checks that sgfilter says so (exit 5) and that unpriv_sgio is absent.
+. "$(dirname "$0")/lib.sh"
+
+SGFILTER=$SGF_BUILD/bin/sgfilter
+GEN=$SGF_TOP/policy/gen-kernel-table
+cf() { echo "/sys/bus/scsi/devices/$1/cmd_filter"; }
+# put TEXT FILE [WRAPPER...]: write TEXT to FILE in one write() (coreutils
+# printf, which names the errno; dash's echo says "I/O error" for any);
+# sets rc and out (the error message).
+put() {
+	local text=$1 file=$2
+	shift 2
+	out=$("$@" sh -c '/usr/bin/printf "%s" "$1" >"$2"' put "$text" "$file" 2>&1) && rc=0 || rc=$?
+}
+queue_of() { echo "/sys/class/block/$(basename "$1")/queue"; }
+
+if [ "$SGF_KERNEL" = stock ]; then
+	rc=0
+	out=$("$SGFILTER" show "$HD_NODE" 2>&1) || rc=$?
+	check "sgfilter on stock 6.1 reports a kernel without the feature (exit $rc)" test $rc = 5
+	check "stock 6.1 has no cmd_filter/ for $HD_HCTL" test ! -e "$(cf "$HD_HCTL")"
+	check "stock 6.1 has no queue/unpriv_sgio" test ! -e "$(queue_of "$HD_NODE")/unpriv_sgio"
+	# what unpriv_sgio=1 would change on the patched kernel is what stock
+	# already does for a read-write sg open: WRITE BUFFER reaches the disk
+	user_probe -e sgio -m rw "$HD_SG" 3b 05 00 00 00 00 00 00 00 00
+	check "stock 6.1: WRITE BUFFER through a read-write sg open reaches the disk" \
+		test "$PROBE_VERDICT" = reached
+	finish_suite
+fi
+
+# ---- what sysfs shows on the default policy is the policy document's answer
+roles=()
+for role in HD CD BURN1 TAPE CHANGER DBGDISK DBGCD DBGSCAN DBGPROC; do
+	hctl=${role}_HCTL
+	[ -n "${!hctl:-}" ] && roles+=("$role|$(cat "/sys/bus/scsi/devices/${!hctl}/type")")
+done
+# one python process for all: "ROLE SET CLASS: the line the file must show"
+lines=0
+while IFS= read -r line; do
+	lines=$((lines + 1))
+	role=${line%% *} rest=${line#* } set=${rest%% *} rest=${rest#* }
+	cls=${rest%%:*} want=${rest#*: }
+	hctl=${role}_HCTL d=$(cf "${!hctl}")
+	[ "$cls" = read ] && check "$role: cmd_filter/cmd_set is $set, on the default policy" \
+		test "$(cat "$d/cmd_set") $(cat "$d/custom")" = "$set 0"
+	check "$role: cmd_filter/$cls is the generator's default for $set" \
+		test "$(cat "$d/$cls")" = "$want"
+done < <(python3 - "${roles[@]}" <<'PY'
+import os
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.environ["SGF_TOP"], "tests/guest"))
+import sgfpolicy
+gen, pol = sgfpolicy.load()
+for arg in sys.argv[1:]:
+    role, ptype = arg.split("|")
+    s = pol.set_of_type(int(ptype))
+    for cls, line in gen.sysfs_classes(pol, s).items():
+        print(f"{role} {s} {cls}: {line}")
+PY
+)
+check "the model gave the 3 files of each of the ${#roles[@]} devices ($lines lines)" \
+	test "$lines" = $((3 * ${#roles[@]})) -a "${#roles[@]}" -gt 5
+
+D=$(cf "$HD_HCTL")
+snapshot() { for f in cmd_set custom read write priv; do echo "$f: $(cat "$D/$f")"; done; }
+before=$(snapshot)
+PR_IN=(5e 00 00 00 00 00 00 00 08 00)	# PERSISTENT RESERVE IN, READ KEYS
+
+# ---- who may change a policy
+NORAWIO=(setpriv --inh-caps=-sys_rawio --bounding-set=-sys_rawio --)
+put 0x5e "$D/read" as_user
+check "user cannot open cmd_filter/read for writing (${out##*: })" \
+	grep -q "Permission denied" <<<"$out"
+put 0x5e "$D/read" "${NORAWIO[@]}"
+check "root without CAP_SYS_RAWIO: write gets EPERM (${out##*: })" \
+	grep -q "Operation not permitted" <<<"$out"
+put 1 "$D/reset" "${NORAWIO[@]}"
+check "root without CAP_SYS_RAWIO: reset gets EPERM (${out##*: })" \
+	grep -q "Operation not permitted" <<<"$out"
+rc=0
+out=$(as_user "$SGFILTER" allow "$HD_NODE" 0x5e 2>&1) || rc=$?
+check "sgfilter allow as user: not permitted (exit $rc)" test $rc = 3
+check "the refused writes left the policy byte-identical" test "$(snapshot)" = "$before"
+
+# ---- a change takes effect for the next command; reset restores the default
+user_probe -m ro "$HD_NODE" "${PR_IN[@]}"
+check "default: PERSISTENT RESERVE IN from the user is denied" test "$PROBE_VERDICT" = denied
+check "root: sgfilter allow $HD_NODE 'persistent reserve in'" \
+	"$SGFILTER" allow "$HD_NODE" "persistent reserve in"
+user_probe -m ro "$HD_NODE" "${PR_IN[@]}"
+check "after allow: the user's next PERSISTENT RESERVE IN reaches the disk" \
+	test "$PROBE_VERDICT" = reached
+check "cmd_filter/custom is 1 and read lists 0x5e" \
+	test "$(cat "$D/custom")" = 1 -a -n "$(grep -ow 0x5e "$D/read")"
+user_probe -m ro "$DBGDISK_NODE" "${PR_IN[@]}"
+check "another disk (DBGDISK) keeps the default: denied there" test "$PROBE_VERDICT" = denied
+check "root: sgfilter deny $HD_NODE 'READ(10)'" "$SGFILTER" deny "$HD_NODE" "READ(10)"
+user_probe -m ro "$HD_NODE" 28 00 00 00 00 00 00 00 01 00
+check "after deny: the user's READ(10) is denied" test "$PROBE_VERDICT" = denied
+check "root: sgfilter reset $HD_NODE" "$SGFILTER" reset "$HD_NODE"
+check "after reset the policy is byte-identical to the default" test "$(snapshot)" = "$before"
+user_probe -m ro "$HD_NODE" 28 00 00 00 00 00 00 00 01 00
+check "after reset: READ(10) reaches the disk again" test "$PROBE_VERDICT" = reached
+user_probe -m ro "$HD_NODE" "${PR_IN[@]}"
+check "after reset: PERSISTENT RESERVE IN is denied again" test "$PROBE_VERDICT" = denied
+
+# ---- writes are all or nothing, and read back as written
+echo "0x28 0x08 0x9e/sa=0x10 0xc1" >"$D/read"
+check "an accepted write reads back in the kernel's order" \
+	test "$(cat "$D/read")" = "0x08 0x28 0x9e/sa=0x10 0xc1"
+custom=$(snapshot)
+for bad in "0x28 junk" "0x9e/sa=0x20" "0x28 0x28" "0xa3/cdb10&0x00=0x00" "0x100" "28"; do
+	put "$bad" "$D/read"
+	check "write '$bad': EINVAL (${out##*: }), policy byte-identical" \
+		test $rc != 0 -a "$(snapshot)" = "$custom" -a -n "$(grep -o 'Invalid argument' <<<"$out")"
+done
+out=$(python3 -c "import os
+fd = os.open('$D/write', os.O_WRONLY)
+try:
+    os.write(fd, b'0x2a\\0 0x2e')
+except OSError as e:
+    print(e.strerror)" 2>&1)
+check "a write with a NUL byte: EINVAL ($out), policy byte-identical" \
+	test "$out" = "Invalid argument" -a "$(snapshot)" = "$custom"
+put 0x28 "$D/priv"
+check "a whole opcode written to priv: EINVAL, policy byte-identical" \
+	test $rc != 0 -a "$(snapshot)" = "$custom" -a -n "$(grep -o 'Invalid argument' <<<"$out")"
+put 2 "$D/reset"
+check "reset accepts only 1" test $rc != 0 -a "$(snapshot)" = "$custom"
+echo 1 >"$D/reset"
+check "reset by hand restores the default" test "$(snapshot)" = "$before"
+
+# ---- the lab's case: one vendor command for a changer's users
+user_probe -m ro "$CHANGER_SG" c1 00 00 00 00 00
+check "changer: vendor command 0xc1 denied by default" test "$PROBE_VERDICT" = denied
+check "root: sgfilter allow $CHANGER_SG 0xc1" "$SGFILTER" allow "$CHANGER_SG" 0xc1
+user_probe -m ro "$CHANGER_SG" c1 00 00 00 00 00
+check "changer: the user's 0xc1 now reaches the device" test "$PROBE_VERDICT" = reached
+check "root: sgfilter reset $CHANGER_HCTL" "$SGFILTER" reset "$CHANGER_HCTL"
+
+# ---- the example udev rules: each RUN command works on a device of its type
+# (there is no udevd in the guest; the rule's match keys are plain sysfs)
+while IFS='|' read -r type cmd; do
+	dev=
+	for role in HD TAPE CHANGER DBGDISK; do
+		hctl=${role}_HCTL
+		[ "$(cat "/sys/bus/scsi/devices/${!hctl}/type")" = "$type" ] && dev=${!hctl} && break
+	done
+	[ -n "$dev" ] || continue
+	cmd=${cmd//%k/$dev}
+	cmd=${cmd//\/usr\/local\/sbin\/sgfilter/$SGFILTER}
+	check "udev example (type $type): ${cmd#"$SGFILTER" } makes $dev custom" \
+		sh -c "$cmd && test \"\$(cat $(cf "$dev")/custom)\" = 1"
+	"$SGFILTER" reset "$dev" >/dev/null
+done < <(sed -e ':a' -e '/\\$/N; s/\\\n *//; ta' "$SGF_TOP/tools/sgfilter/60-sgfilter.rules.example" |
+	grep -v '^#' | grep -v 'ATTRS{vendor}' |
+	sed -n 's/.*ATTR{type}=="\([0-9]*\)".*RUN+="\([^"]*\)".*/\1|\2/p')
+
+# ---- unpriv_sgio: the filter off for one device, on all its nodes
+Q=$(queue_of "$HD_NODE")
+check "HD has queue/unpriv_sgio, 0 by default" test "$(cat "$Q/unpriv_sgio")" = 0
+put 1 "$Q/unpriv_sgio" as_user
+check "user cannot set unpriv_sgio" test $rc != 0 -a "$(cat "$Q/unpriv_sgio")" = 0
+put 1 "$Q/unpriv_sgio" "${NORAWIO[@]}"
+check "root without CAP_SYS_RAWIO gets EPERM on unpriv_sgio (${out##*: })" \
+	test "$(cat "$Q/unpriv_sgio")" = 0 -a -n "$(grep -o 'Operation not permitted' <<<"$out")"
+put 2 "$Q/unpriv_sgio"
+check "unpriv_sgio refuses 2 (${out##*: })" test $rc != 0 -a "$(cat "$Q/unpriv_sgio")" = 0
+echo 1 >"$Q/unpriv_sgio"
+WB=(3b 05 00 00 00 00 00 00 00 00)	# WRITE BUFFER, download microcode
+probe_all <<EOF
+reached|unpriv_sgio=1: HD $HD_NODE read-only: WRITE BUFFER|-m ro $HD_NODE ${WB[*]}
+reached|unpriv_sgio=1: HD $HD_SG (same queue) read-write: WRITE BUFFER|-m rw $HD_SG ${WB[*]}
+reached|unpriv_sgio=1: HD $HD_BSG (same queue) read-only: WRITE BUFFER|-e bsg -m ro $HD_BSG ${WB[*]}
+denied|unpriv_sgio=1 on HD only: DBGDISK $DBGDISK_NODE read-only: WRITE BUFFER|-m ro $DBGDISK_NODE ${WB[*]}
+denied|unpriv_sgio=1 on HD only: CD $CD_SG read-write: WRITE BUFFER|-m rw $CD_SG ${WB[*]}
+EOF
+check "sgfilter show marks HD as not filtered" \
+	grep -q "unpriv_sgio=1: NOT FILTERED" <("$SGFILTER" show "$HD_NODE")
+echo 0 >"$Q/unpriv_sgio"
+probe_all <<EOF
+denied|unpriv_sgio=0 again: HD $HD_SG read-write: WRITE BUFFER|-m rw $HD_SG ${WB[*]}
+EOF
+
+# ---- audit: log line, counters, tracepoint, for each entry point
+T=/sys/kernel/tracing
+echo 0 >$T/tracing_on
+echo >$T/trace
+echo 1 >$T/events/scsi_cmd_filter/scsi_cmd_filter_deny/enable
+echo 1 >$T/tracing_on
+allowed0=$(cat "$D/allowed") denied0=$(cat "$D/denied")
+sleep 5	# a fresh rate-limit window: earlier suites logged many denials
+dmesg -c >/dev/null
+probe_all <<EOF
+denied|audit: HD $HD_NODE SG_IO read-only: PERSISTENT RESERVE IN|-e sgio -m ro $HD_NODE ${PR_IN[*]}
+denied|audit: HD $HD_SG sg write() read-write: WRITE BUFFER|-e sgrw -m rw $HD_SG ${WB[*]}
+denied|audit: HD $HD_BSG bsg read-only: SERVICE ACTION IN(16) sa 0x14|-e bsg -m ro $HD_BSG 9e 14 00 00 00 00 00 00 00 00 00 00 00 20 00 00
+denied|audit: HD $HD_NODE SCSI_IOCTL_SEND_COMMAND read-only: UNMAP|-e sic -m ro $HD_NODE 42 00 00 00 00 00 00 00 00 00
+reached|audit: HD $HD_NODE read-only: INQUIRY|-m ro -i 36 $HD_NODE 12 00 00 00 24 00
+EOF
+user_probe -e packet -m ro "$CD_NODE" 3b 05 00 00 00 00 00 00 00 00 00 00
+check "audit: CD $CD_NODE CDROM_SEND_PACKET: WRITE BUFFER denied" test "$PROBE_VERDICT" = denied
+echo 0 >$T/tracing_on
+check "audit: cmd_filter/denied of HD rose by 4 ($denied0 -> $(cat "$D/denied"))" \
+	test "$(cat "$D/denied")" = $((denied0 + 4))
+check "audit: cmd_filter/allowed of HD rose by 1 ($allowed0 -> $(cat "$D/allowed"))" \
+	test "$(cat "$D/allowed")" = $((allowed0 + 1))
+log=$(dmesg | sed -E 's/sgprobe\[[0-9]+\]/sgprobe[PID]/')
+echo "$log" | grep "command filter" | sed 's/^/# /'
+while IFS= read -r want; do
+	check "audit: log line '${want#*: }'" grep -qF "$want" <<<"$log"
+done <<EOF
+$HD_HCTL: command filter: denied PERSISTENT RESERVE IN (0x5e/sa=0x00) to sgprobe[PID] uid 65534, read-only open, SG_IO
+$HD_HCTL: command filter: denied WRITE BUFFER (firmware download) (0x3b) to sgprobe[PID] uid 65534, read-write open, sg write()
+$HD_HCTL: command filter: denied SERVICE ACTION IN(16) (other service actions) (0x9e/sa=0x14) to sgprobe[PID] uid 65534, read-only open, bsg
+$HD_HCTL: command filter: denied UNMAP (0x42) to sgprobe[PID] uid 65534, read-only open, SCSI_IOCTL_SEND_COMMAND
+$CD_HCTL: command filter: denied WRITE BUFFER (firmware download) (0x3b) to sgprobe[PID] uid 65534, read-only open, CDROM_SEND_PACKET
+EOF
+trace=$(grep scsi_cmd_filter_deny $T/trace)
+echo "$trace" | sed 's/^/# /'
+for want in "opcode=0x5e sa=0 .*via=SG_IO uid=65534" "opcode=0x3b sa=-1 .*via=SG_WRITE uid=65534" \
+	"opcode=0x9e sa=20 cmd_len=16 writable=0 via=BSG uid=65534" \
+	"opcode=0x42 .*via=SEND_COMMAND uid=65534" "opcode=0x3b .*via=SEND_PACKET uid=65534"; do
+	check "audit: tracepoint event '$want'" grep -qE "$want" <<<"$trace"
+done
+check "audit: exactly 5 denial events traced" test "$(grep -c . <<<"$trace")" = 5
+echo 0 >$T/events/scsi_cmd_filter/scsi_cmd_filter_deny/enable
+
+# ---- sgfilter against the real sysfs: every way to name a device
+for dev in "$HD_NODE" "$HD_SG" "$HD_BSG" "$HD_HCTL" "${HD_NODE}1"; do
+	[ -e "$dev" ] || [ "$dev" = "$HD_HCTL" ] || continue
+	check "sgfilter show $dev names $HD_HCTL, command set sbc" \
+		grep -q "^$HD_HCTL: command set sbc, the default policy" <("$SGFILTER" show "$dev")
+done
+check "sgfilter show $CD_NODE: the CD's 0x42 is READ SUB-CHANNEL" \
+	grep -qE "^read +0x42 +READ SUB-CHANNEL" <("$SGFILTER" show "$CD_NODE")
+check "sgfilter stats equals the sysfs counters" \
+	grep -qx "$HD_HCTL: $(cat "$D/allowed") allowed, $(cat "$D/denied") denied" \
+	<("$SGFILTER" stats "$HD_NODE")
+check "sgfilter --json show is valid JSON" \
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["command_set"]=="mmc"' \
+	< <("$SGFILTER" --json show "$CD_NODE")
+# sgfilter check agrees with what the kernel does
+for spec in "HD|$HD_NODE|42 00 00 00 00 00 00 00 00 00" "CD|$CD_NODE|42 00 00 00 00 00 00 00 00 00" \
+	"HD|$HD_NODE|9e 10 00 00 00 00 00 00 00 00 00 00 00 20 00 00" "TAPE|$TAPE_SG|1b 00 00 00 00 00" \
+	"CHANGER|$CHANGER_SG|a5 00 00 00 00 00 00 00 00 00 00 00"; do
+	IFS='|' read -r role dev cdb <<<"$spec"
+	json=$("$SGFILTER" --json check "$dev" $cdb)
+	for mode in ro rw; do
+		key=$([ $mode = ro ] && echo read_only_open || echo writable_open)
+		[[ $json =~ \"$key\":\"([a-z]+)\" ]] && said=${BASH_REMATCH[1]} || said=none
+		user_probe -m $mode "$dev" $cdb
+		got=$([ "$PROBE_VERDICT" = denied ] && echo denied || echo allowed)
+		check "sgfilter check $role ${cdb:0:2}.. $mode says $said, the kernel $got" test "$said" = "$got"
+	done
+done
+finish_suite

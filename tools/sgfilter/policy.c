@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The policy model of sgfilter: tokens, lists of commands, the decision,
+ * and command names. See sgfilter.h.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sgfilter.h"
+#include "default_policy.h"
+
+/* "0x" and 1 to @digits lowercase or uppercase hex digits, up to @max. */
+static const char *parse_hex(const char *s, int digits, unsigned int max,
+			     unsigned int *val)
+{
+	unsigned int v = 0;
+	int n = 0;
+
+	if (s[0] != '0' || s[1] != 'x')
+		return NULL;
+	for (s += 2; isxdigit((unsigned char)*s); s++) {
+		if (++n > digits)
+			return NULL;
+		v = v * 16 + (unsigned int)(isdigit((unsigned char)*s) ? *s - '0' :
+					    tolower((unsigned char)*s) - 'a' + 10);
+	}
+	if (!n || v > max)
+		return NULL;
+	*val = v;
+	return s;
+}
+
+/*
+ * Parse "0x28", "0x9e/sa=0x10" or "0xa3/cdb10&0x3f=0x06" as the kernel does.
+ * Returns 0, or -1 if the token is malformed.
+ */
+int sgf_parse_token(const char *s, struct sgf_entry *e)
+{
+	unsigned int op, off = 0, mask, val;
+
+	memset(e, 0, sizeof(*e));
+	e->width = 1;
+	s = parse_hex(s, 2, 0xff, &op);
+	if (!s)
+		return -1;
+	e->opcode = (unsigned char)op;
+	if (!*s)
+		return 0;
+	if (*s++ != '/')
+		return -1;
+	if (!strncmp(s, "sa=", 3)) {
+		int wide = op == 0x7f;
+
+		s = parse_hex(s + 3, wide ? 4 : 2, wide ? 0xffff : 0x1f, &val);
+		if (!s || *s)
+			return -1;
+		e->offset = wide ? 8 : 1;
+		e->width = wide ? 2 : 1;
+		e->mask = wide ? 0xffff : 0x1f;
+		e->value = (unsigned short)val;
+		return 0;
+	}
+	if (strncmp(s, "cdb", 3))
+		return -1;
+	for (s += 3; isdigit((unsigned char)*s) && off < 100; s++)
+		off = off * 10 + (unsigned int)(*s - '0');
+	if (*s++ != '&' || off < 1 || off > 31)
+		return -1;
+	s = parse_hex(s, 2, 0xff, &mask);
+	if (!s || *s++ != '=')
+		return -1;
+	s = parse_hex(s, 2, 0xff, &val);
+	if (!s || *s || !mask || (val & ~mask))
+		return -1;
+	e->offset = (unsigned char)off;
+	e->mask = (unsigned short)mask;
+	e->value = (unsigned short)val;
+	return 0;
+}
+
+void sgf_format_token(const struct sgf_entry *e, char *buf, size_t len)
+{
+	if (!e->mask)
+		snprintf(buf, len, "0x%02x", e->opcode);
+	else if (e->width == 2)
+		snprintf(buf, len, "0x%02x/sa=0x%04x", e->opcode, e->value);
+	else if (e->offset == 1 && e->mask == 0x1f && e->opcode != 0x7f)
+		snprintf(buf, len, "0x%02x/sa=0x%02x", e->opcode, e->value);
+	else
+		snprintf(buf, len, "0x%02x/cdb%u&0x%02x=0x%02x", e->opcode,
+			 e->offset, e->mask, e->value);
+}
+
+int sgf_same(const struct sgf_entry *a, const struct sgf_entry *b)
+{
+	return a->opcode == b->opcode && a->offset == b->offset &&
+	       a->width == b->width && a->mask == b->mask && a->value == b->value;
+}
+
+/* The kernel's order: by opcode, field entries first, the whole entry last. */
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct sgf_entry *a = pa, *b = pb;
+
+	if (a->opcode != b->opcode)
+		return a->opcode - b->opcode;
+	if (!a->mask != !b->mask)
+		return !a->mask ? 1 : -1;
+	if (a->offset != b->offset)
+		return a->offset - b->offset;
+	if (a->width != b->width)
+		return a->width - b->width;
+	if (a->mask != b->mask)
+		return b->mask - a->mask;
+	return a->value - b->value;
+}
+
+void sgf_sort(struct sgf_policy *p)
+{
+	qsort(p->e, p->n, sizeof(p->e[0]), entry_cmp);
+}
+
+/*
+ * Append the commands of @text with class @cls. Returns 0, or -1 with the
+ * offending token in @bad if one is malformed, given twice, or if there is
+ * no room.
+ */
+int sgf_parse_list(struct sgf_policy *p, const char *text, enum sgf_class cls,
+		   char *bad, size_t badlen)
+{
+	char tok[SGF_TOKEN_MAX + 1];
+	size_t n;
+
+	while (*text) {
+		if (isspace((unsigned char)*text)) {
+			text++;
+			continue;
+		}
+		n = strcspn(text, " \t\n\r\v\f");
+		snprintf(bad, badlen, "%.*s", (int)n, text);
+		if (n > SGF_TOKEN_MAX || p->n == SGF_MAX_ENTRIES)
+			return -1;
+		memcpy(tok, text, n);
+		tok[n] = '\0';
+		if (sgf_parse_token(tok, &p->e[p->n]) || sgf_find(p, &p->e[p->n]))
+			return -1;
+		p->e[p->n++].cls = cls;
+		text += n;
+	}
+	return 0;
+}
+
+const struct sgf_entry *sgf_find(const struct sgf_policy *p,
+				 const struct sgf_entry *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (sgf_same(&p->e[i], key))
+			return &p->e[i];
+	return NULL;
+}
+
+/* Remove @key's entry; returns 1 if there was one. */
+int sgf_remove(struct sgf_policy *p, const struct sgf_entry *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		if (!sgf_same(&p->e[i], key))
+			continue;
+		memmove(&p->e[i], &p->e[i + 1], (p->n - i - 1) * sizeof(p->e[0]));
+		p->n--;
+		return 1;
+	}
+	return 0;
+}
+
+static const struct sgf_default *find_default(const char *set)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sgf_defaults) / sizeof(sgf_defaults[0]); i++)
+		if (!strcmp(sgf_defaults[i].set, set))
+			return &sgf_defaults[i];
+	return NULL;
+}
+
+/* The default policy of a command set; -1 for an unknown set. */
+int sgf_default_policy(const char *set, struct sgf_policy *p)
+{
+	const struct sgf_default *d = find_default(set);
+	char bad[SGF_TOKEN_MAX + 1];
+
+	memset(p, 0, sizeof(*p));
+	if (!d)
+		return -1;
+	snprintf(p->set, sizeof(p->set), "%s", set);
+	if (sgf_parse_list(p, d->read, SGF_READ, bad, sizeof(bad)) ||
+	    sgf_parse_list(p, d->write, SGF_WRITE, bad, sizeof(bad)) ||
+	    sgf_parse_list(p, d->priv, SGF_PRIV, bad, sizeof(bad)))
+		return -1;
+	sgf_sort(p);
+	return 0;
+}
+
+/* The commands of one class as the kernel's file lists them. */
+size_t sgf_format_class(const struct sgf_policy *p, enum sgf_class cls,
+			char *buf, size_t len)
+{
+	char tok[SGF_TOKEN_MAX + 1];
+	size_t i, used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < p->n; i++) {
+		if (p->e[i].cls != cls)
+			continue;
+		sgf_format_token(&p->e[i], tok, sizeof(tok));
+		used += (size_t)snprintf(buf + (used < len ? used : len),
+					 used < len ? len - used : 0, "%s%s",
+					 used ? " " : "", tok);
+	}
+	return used;
+}
+
+/*
+ * The class of a CDB under @p (sorted), as the kernel decides: the first
+ * field entry of the opcode that matches, a field beyond the CDB making it
+ * privileged, then the whole entry, else privileged. @why gets the entry
+ * that decided, or NULL; @short_cdb is set if the CDB was too short.
+ */
+enum sgf_class sgf_decide(const struct sgf_policy *p,
+			  const unsigned char *cdb, size_t len,
+			  const struct sgf_entry **why, int *short_cdb)
+{
+	const struct sgf_entry *e, *whole = NULL;
+	unsigned int field;
+	size_t i;
+
+	*why = NULL;
+	*short_cdb = 0;
+	if (!len)
+		return SGF_PRIV;
+	for (i = 0; i < p->n; i++) {
+		e = &p->e[i];
+		if (e->opcode != cdb[0])
+			continue;
+		if (!e->mask) {
+			whole = e;
+			continue;
+		}
+		if ((size_t)e->offset + e->width > len) {
+			*why = e;
+			*short_cdb = 1;
+			return SGF_PRIV;
+		}
+		field = e->width == 2 ? (unsigned int)cdb[e->offset] << 8 |
+					cdb[e->offset + 1] : cdb[e->offset];
+		if ((field & e->mask) == e->value) {
+			*why = e;
+			return e->cls;
+		}
+	}
+	*why = whole;
+	return whole ? whole->cls : SGF_PRIV;
+}
+
+/* The service action an entry names, or -1. */
+int sgf_service_action(const struct sgf_entry *e)
+{
+	if (e->width == 2)
+		return e->value;
+	if (e->offset == 1 && e->mask == 0x1f && e->opcode != 0x7f)
+		return e->value;
+	return -1;
+}
+
+const char *sgf_name(const char *set, unsigned char opcode, int sa)
+{
+	const struct sgf_default *d = find_default(set);
+	const char *whole = NULL;
+	size_t i;
+
+	for (i = 0; d && i < d->nr_names; i++) {
+		if (d->names[i].opcode != opcode)
+			continue;
+		if (sa >= 0 && d->names[i].sa == sa)
+			return d->names[i].name;
+		if (d->names[i].sa < 0)
+			whole = d->names[i].name;
+	}
+	if (whole)
+		return whole;
+	return opcode >= 0xc0 ? "vendor specific" : "";
+}
+
+/* The name of an entry: by its CDB field if the policy names that. */
+const char *sgf_entry_name(const char *set, const struct sgf_entry *e)
+{
+	const struct sgf_default *d = find_default(set);
+	const struct sgf_field_name *f;
+	char tok[SGF_TOKEN_MAX + 1];
+
+	if (d && e->mask && sgf_service_action(e) < 0) {
+		sgf_format_token(e, tok, sizeof(tok));
+		for (f = d->fields; f->token; f++)
+			if (!strcmp(f->token, tok))
+				return f->name;
+	}
+	return sgf_name(set, e->opcode, sgf_service_action(e));
+}
+
+/*
+ * A name made comparable: lowercase letters and digits only, without
+ * parenthesized remarks ("(firmware download)") but keeping sizes ("(10)").
+ */
+static void normalize(const char *s, char *out, size_t len)
+{
+	size_t n = 0, k;
+
+	while (*s && n + 1 < len) {
+		if (*s == '(') {
+			k = strspn(s + 1, "0123456789");
+			if (k && s[1 + k] == ')') {
+				s++;
+				continue;
+			}
+			k = strcspn(s, ")");
+			s += s[k] ? k + 1 : k;
+			continue;
+		}
+		if (isalnum((unsigned char)*s))
+			out[n++] = (char)tolower((unsigned char)*s);
+		s++;
+	}
+	out[n] = '\0';
+}
+
+/*
+ * A command given by the user: a token, or a name of the device's command
+ * set ("unmap", "READ(10)", "write-buffer"). Returns 0, or -1 with a
+ * message in @err.
+ */
+int sgf_lookup_name(const char *set, const char *word, struct sgf_entry *e,
+		    char *err, size_t errlen)
+{
+	const struct sgf_default *d = find_default(set);
+	char want[128], have[128];
+	const struct sgf_name *hit = NULL;
+	size_t i;
+
+	if (!strncmp(word, "0x", 2)) {
+		if (sgf_parse_token(word, e)) {
+			snprintf(err, errlen, "malformed command '%s' (write 0x28, "
+				 "0x9e/sa=0x10 or 0xa3/cdb10&0x3f=0x06)", word);
+			return -1;
+		}
+		return 0;
+	}
+	normalize(word, want, sizeof(want));
+	for (i = 0; d && *want && i < d->nr_names; i++) {
+		normalize(d->names[i].name, have, sizeof(have));
+		if (strcmp(have, want))
+			continue;
+		if (hit && (hit->opcode != d->names[i].opcode || hit->sa != d->names[i].sa)) {
+			snprintf(err, errlen, "'%s' names more than one %s command; "
+				 "give the opcode instead", word, set);
+			return -1;
+		}
+		hit = &d->names[i];
+	}
+	if (!hit) {
+		snprintf(err, errlen, "unknown command '%s' for command set %s",
+			 word, set);
+		return -1;
+	}
+	memset(e, 0, sizeof(*e));
+	e->opcode = hit->opcode;
+	e->width = 1;
+	if (hit->sa >= 0) {
+		char tok[SGF_TOKEN_MAX + 1];
+
+		snprintf(tok, sizeof(tok), hit->opcode == 0x7f ? "0x%02x/sa=0x%04x" :
+			 "0x%02x/sa=0x%02x", hit->opcode, hit->sa);
+		return sgf_parse_token(tok, e);
+	}
+	return 0;
+}
+
+const char *sgf_class_name(enum sgf_class cls)
+{
+	return cls == SGF_READ ? "read" : cls == SGF_WRITE ? "write" : "priv";
+}
