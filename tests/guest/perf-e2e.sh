@@ -1,9 +1,11 @@
 #!/bin/bash
 # End-to-end cost of the filter: SG_IO round trips per second from the
 # unprivileged user to a scsi_debug disk with no delay, TEST UNIT READY and
-# READ(10) of 4 KiB. ./run perf boots the patched and the stock kernel the
-# same way, in alternating rounds, and compares; each line of
-# /tmp/out/perf-e2e.txt is one measurement.
+# READ(10) of 4 KiB; and the same 4 KiB read with O_DIRECT pread(), which
+# does not pass the filter, as the yardstick of the machine's speed at that
+# moment. ./run perf boots the patched and the stock kernel the same way,
+# in alternating rounds, and compares; each line of /tmp/out/perf-e2e.txt
+# is one measurement.
 . "$(dirname "$0")/lib.sh"
 
 RATE=$SGF_BUILD/bin/sgio-rate
@@ -14,7 +16,7 @@ echo 0 >$D/ndelay
 check "scsi_debug answers without delay" test "$(cat $D/delay) $(cat $D/ndelay)" = "0 0"
 : >/tmp/out/perf-e2e.txt
 for r in $(seq "$rounds"); do
-	for cmd in tur read4k; do
+	for cmd in tur read4k pread4k; do
 		out=$(as_user "$RATE" -t "$seconds" $cmd "$DBGDISK_NODE" 2>&1) && rc=0 || rc=$?
 		echo "kernel=$SGF_KERNEL round=$r $out" >>/tmp/out/perf-e2e.txt
 		check "round $r: $cmd as uid $USER_ID on $DBGDISK_NODE: ${out##* }" test $rc = 0
