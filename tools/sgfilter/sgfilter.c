@@ -53,11 +53,6 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
-static const char *entry_name(const char *set, const struct sgf_entry *e)
-{
-	return sgf_entry_name(set, e);
-}
-
 /* The class a command has under @p: its entry's, or its opcode's. */
 static enum sgf_class class_in(const struct sgf_policy *p,
 			       const struct sgf_entry *key)
@@ -130,7 +125,7 @@ static int cmd_show(const struct sgf_device *d)
 		diffs += now != was;
 		if (json) {
 			printf("%s{\"command\":\"%s\",\"name\":", first ? "" : ",", tok);
-			json_str(entry_name(p.set, &all.e[i]));
+			json_str(sgf_entry_name(p.set, &all.e[i]));
 			printf(",\"class\":\"%s\",\"default\":\"%s\"}",
 			       sgf_class_name(now), sgf_class_name(was));
 			first = 0;
@@ -139,7 +134,7 @@ static int cmd_show(const struct sgf_device *d)
 		if (now == SGF_PRIV && was == SGF_PRIV && !all.e[i].mask)
 			continue;	/* only named to be named */
 		printf("%-5s%s %-22s %s", sgf_class_name(now), now != was ? "*" : " ",
-		       tok, entry_name(p.set, &all.e[i]));
+		       tok, sgf_entry_name(p.set, &all.e[i]));
 		if (now != was)
 			printf("  (default: %s)", sgf_class_name(was));
 		putchar('\n');
@@ -332,7 +327,7 @@ static int cmd_allow(const struct sgf_device *d, char **argv, int argc,
 		}
 		changed |= 1u << cls;
 		sgf_format_token(&e, tok, sizeof(tok));
-		printf("%s: %s %s: %s\n", d->hctl, tok, entry_name(p.set, &e),
+		printf("%s: %s %s: %s\n", d->hctl, tok, sgf_entry_name(p.set, &e),
 		       cls == SGF_READ ? "any open" : "an open for writing");
 	}
 	sgf_sort(&p);
@@ -381,7 +376,7 @@ static int cmd_deny(const struct sgf_device *d, char **argv, int argc)
 			}
 		}
 		printf("%s: %s %s: needs CAP_SYS_RAWIO\n", d->hctl, tok,
-		       entry_name(p.set, &e));
+		       sgf_entry_name(p.set, &e));
 	}
 	sgf_sort(&p);
 	return store(d, &p, changed);
