@@ -65,6 +65,7 @@ struct probe {
 	const char *data_hex;	/* -d: the bytes to send */
 	unsigned int timeout_ms;
 	int hexdump;
+	int fd;			/* -F: an open descriptor to use, or -1 */
 };
 
 /* What came back, whatever the entry point. */
@@ -90,6 +91,8 @@ static void usage(FILE *f)
 "  -d HEX    send these bytes to the device (e.g. 0016001000000000...)\n"
 "  -t MS     timeout in milliseconds (default 20000)\n"
 "  -x        hex dump the data read\n"
+"  -F FD     send through descriptor FD, inherited already open (DEVICE\n"
+"            only names it); -m is then ignored\n"
 "CDB bytes are hex, e.g. 12 00 00 00 24 00 for INQUIRY.\n"
 "Exit: 0 GOOD, 1 other SCSI status, 2 denied (EPERM), 3 OS error, 64 usage.\n");
 }
@@ -126,7 +129,8 @@ static int parse_args(int argc, char **argv, struct probe *p)
 	p->mode_name = "ro";
 	p->oflags = O_RDONLY;
 	p->timeout_ms = 20000;
-	while ((c = getopt(argc, argv, "e:m:i:o:f:t:d:xh")) != -1) {
+	p->fd = -1;
+	while ((c = getopt(argc, argv, "e:m:i:o:f:t:d:xF:h")) != -1) {
 		switch (c) {
 		case 'e':
 			for (i = 0; i <= E_BSG; i++)
@@ -181,6 +185,14 @@ static int parse_args(int argc, char **argv, struct probe *p)
 			break;
 		case 'x':
 			p->hexdump = 1;
+			break;
+		case 'F':
+			if (parse_uint(optarg, 1023, &v)) {
+				fprintf(stderr, "sgprobe: bad descriptor '%s'\n", optarg);
+				return -1;
+			}
+			p->fd = v;
+			p->mode_name = "fd";
 			break;
 		case 'h':
 			usage(stdout);
@@ -463,14 +475,15 @@ static int probe_once(int argc, char **argv)
 
 	printf("sgprobe entry=%s dev=%s mode=%s opcode=0x%02x cdb_len=%u",
 	       entry_names[p.entry], p.dev, p.mode_name, p.cdb[0], p.cdb_len);
-	fd = open(p.dev, p.oflags | O_NONBLOCK);
+	fd = p.fd >= 0 ? p.fd : open(p.dev, p.oflags | O_NONBLOCK);
 	if (fd < 0) {
 		printf(" verdict=error errno=%s call=open\n", strerrorname_np(errno));
 		free(data);
 		return EXIT_OSERR;
 	}
 	entry_runs[p.entry](fd, &p, data, &o);
-	close(fd);
+	if (p.fd < 0)
+		close(fd);
 
 	if (o.err == EPERM) {
 		printf(" verdict=denied errno=EPERM\n");

@@ -35,6 +35,10 @@ for e in sgio sic packet sgrw bsg; do
 	expect 3 "entry $e on a non-SCSI file is an OS error" -e $e -i 36 /dev/null 12 00 00 00 24 00
 done
 expect 3 "a 260-byte CDB on a non-SCSI file is an OS error" /dev/null $(printf '00 %.0s' $(seq 260))
+expect 64 "a non-numeric -F descriptor is a usage error" -F x /dev/null 12
+expect 64 "-F beyond 1023 is a usage error" -F 1024 /dev/null 12
+expect 3 "-F with a descriptor that is not open is an OS error" -F 77 /dev/null 12 00 00 00 24 00
+expect 3 "-F with an inherited non-SCSI descriptor is an OS error" -F 0 /dev/null 12 00 00 00 24 00
 expect 0 "-h prints help" -h
 rm -f /tmp/sgprobe-test.out
 # batch mode: one result line per probe line, usage errors flagged, exit 64

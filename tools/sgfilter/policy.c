@@ -206,6 +206,17 @@ int sgf_default_policy(const char *set, struct sgf_policy *p)
 	return 0;
 }
 
+/* The command set of a peripheral device type (INQUIRY byte 0, bits 0-4). */
+const char *sgf_set_of_type(unsigned int type)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sgf_type_sets) / sizeof(sgf_type_sets[0]); i++)
+		if (sgf_type_sets[i].type == (type & 0x1f))
+			return sgf_type_sets[i].set;
+	return "other";
+}
+
 /* The commands of one class as the kernel's file lists them. */
 size_t sgf_format_class(const struct sgf_policy *p, enum sgf_class cls,
 			char *buf, size_t len)

@@ -46,6 +46,12 @@ struct sgf_field_name {
 	const char *name;
 };
 
+/* The command set the policy gives a peripheral device type. */
+struct sgf_type_set {
+	unsigned char type;
+	const char *set;
+};
+
 /* The default policy of a command set, as the kernel's files show it. */
 struct sgf_default {
 	const char *set;
@@ -66,6 +72,7 @@ const struct sgf_entry *sgf_find(const struct sgf_policy *p,
 				 const struct sgf_entry *key);
 int sgf_remove(struct sgf_policy *p, const struct sgf_entry *key);
 int sgf_default_policy(const char *set, struct sgf_policy *p);
+const char *sgf_set_of_type(unsigned int type);
 size_t sgf_format_class(const struct sgf_policy *p, enum sgf_class cls,
 			char *buf, size_t len);
 enum sgf_class sgf_decide(const struct sgf_policy *p,

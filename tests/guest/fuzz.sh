@@ -1,0 +1,157 @@
+#!/bin/bash
+# The fuzzing campaign (tests/fuzz/sgfuzz): random CDBs, header fields,
+# entry points and open modes as the unprivileged user on every fixture,
+# each verdict checked against the policy document and, through the
+# tracepoints, against what the SCSI midlayer dispatched; then random and
+# adversarial writes to every device's policy files as root.
+#   SGF_FUZZ_SECONDS   CDB fuzzing time (default 120), in chunks of
+#   SGF_FUZZ_CHUNK     seconds (default 60), each with its own seed and trace
+#   SGF_FUZZ_WRITES    policy-file writes (default 3000)
+#   SGF_FUZZ_SEED      first seed (default: from the clock; printed)
+# On stock 6.1 the same run must find verdicts that break the policy and
+# commands it denies reaching devices: the test fails there, as it must.
+# Leaves the figures in $SGF_RUN/out/fuzz-summary.txt for the reports.
+. "$(dirname "$0")/lib.sh"
+FUZZ=$SGF_BUILD/bin/sgfuzz
+CHECK=$SGF_TOP/tests/fuzz/trace-check.py
+TR=/sys/kernel/tracing
+total=${SGF_FUZZ_SECONDS:-120}
+chunk=${SGF_FUZZ_CHUNK:-60}
+writes=${SGF_FUZZ_WRITES:-3000}
+seed0=${SGF_FUZZ_SEED:-$(date +%s)}
+summary=/tmp/out/fuzz-summary.txt
+stock_flag=
+[ "$SGF_KERNEL" = stock ] && stock_flag=--stock
+
+hctls=()
+for role in HD CD BURN1 BURN2 TAPE CHANGER DBGDISK DBGCD DBGSCAN DBGPROC; do
+	v=${role}_HCTL
+	hctls+=("${!v}")
+done
+
+# Start from the default policy everywhere, filter on.
+if [ "$SGF_KERNEL" = patched ]; then
+	for h in "${hctls[@]}"; do
+		echo 1 >/sys/bus/scsi/devices/$h/cmd_filter/reset
+		q=$(echo /sys/bus/scsi/devices/$h/block/*/queue)
+		[ -f "$q/unpriv_sgio" ] && echo 0 >"$q/unpriv_sgio"
+	done
+fi
+
+echo 0 >$TR/tracing_on
+echo 65536 >$TR/buffer_size_kb
+echo 1 >$TR/events/scsi/scsi_dispatch_cmd_start/enable
+[ -d $TR/events/scsi_cmd_filter ] && echo 1 >$TR/events/scsi_cmd_filter/enable
+
+chunks=$(((total + chunk - 1) / chunk))
+{
+	echo "kernel=$SGF_KERNEL"
+	echo "devices=${hctls[*]}"
+	echo "chunks=$chunks"
+	echo "chunk_seconds=$chunk"
+} >$summary
+for i in $(seq "$chunks"); do
+	seed=$((seed0 + i))
+	echo >$TR/trace
+	echo 1 >$TR/tracing_on
+	rc=0
+	as_user "$FUZZ" cdb -s "$seed" -t "$chunk" -l /tmp/fuzz.log -c /tmp/fuzz-cov-$i.txt \
+		-m 9 "${hctls[@]}" 9>$TR/trace_marker >/tmp/fuzz-$i.out 2>/tmp/fuzz-$i.err || rc=$?
+	echo 0 >$TR/tracing_on
+	overrun=$(cat $TR/per_cpu/cpu*/stats | awk '/^overrun/ {s += $2} END {print s + 0}')
+	crc=0
+	python3 "$CHECK" $stock_flag /tmp/fuzz.log <$TR/trace >/tmp/fuzz-check-$i.out || crc=$?
+	{
+		echo "chunk=$i seed=$seed fuzzer_exit=$rc check_exit=$crc overrun=$overrun"
+		sed 's/^/  /' /tmp/fuzz-$i.out /tmp/fuzz-check-$i.out
+		head -20 /tmp/fuzz-$i.err | sed 's/^/  stderr: /'
+	} >>$summary
+	cp /tmp/fuzz-cov-$i.txt /tmp/out/ 2>/dev/null || true
+	# a chunk that hung or crashed ends the run: its findings are enough
+	[ $rc -le 1 ] || break
+done
+echo 0 >$TR/events/scsi/scsi_dispatch_cmd_start/enable
+[ -d $TR/events/scsi_cmd_filter ] && echo 0 >$TR/events/scsi_cmd_filter/enable
+echo >$TR/trace
+echo 1408 >$TR/buffer_size_kb
+
+# Sum the chunks: key=value lines of the fuzzer and of the trace check.
+total_of() { awk -F= -v k="  $1" '$1 == k {s += $2} END {print s + 0}' $summary; }
+calls=$(total_of calls) secs=$(total_of seconds)
+rate=$(awk -v c="$calls" -v s="$secs" 'BEGIN {printf "%.0f", s ? c / s : 0}')
+mismatches=$(total_of mismatches) violations=$(total_of violations)
+anomalies=$(total_of anomalies) consulted=$(total_of consulted)
+allowed=$(total_of allowed) denied=$(total_of denied)
+tviol=$(total_of trace_violations)
+dispatched=$(total_of trace_dispatched_in_windows)
+lost=$(total_of trace_lost)
+hung=$(grep -c 'fuzzer_exit=[3-9]' $summary || true)
+# coverage: the union of the chunks' opcode x entry point maps
+cells=$(cat /tmp/fuzz-cov-*.txt 2>/dev/null | awk '
+	{ for (i = 1; i <= 256; i++) if (substr($2, i, 1) != ".") seen[$1, i] = 1 }
+	END { n = 0; for (k in seen) n++; print n }')
+{
+	echo "total_calls=$calls"
+	echo "total_seconds=$secs"
+	echo "total_rate=$rate"
+	echo "total_consulted=$consulted"
+	echo "total_cells=$cells"
+} >>$summary
+echo "# fuzz: $calls calls in ${secs}s ($rate/s), seed $((seed0 + 1))..$((seed0 + chunks)), $cells of 1280 opcode x entry-point cells"
+
+if [ "$hung" != 0 ]; then
+	not_ok "the fuzzer hung or crashed" "$(grep -h 'stderr' $summary | head -5)"
+fi
+if [ "$lost" != 0 ]; then
+	not_ok "the trace lost events ($lost): the device-side check is incomplete"
+fi
+if [ "$SGF_KERNEL" = stock ]; then
+	if [ "$violations" -gt 0 ] && [ "$tviol" -gt 0 ]; then
+		ok "stock 6.1 fails the campaign, as it must: $violations of $consulted verdicts allowed what the policy denies, $tviol of them dispatched to a device"
+	else
+		not_ok "stock 6.1 showed no verdict against the policy ($violations) or none dispatched ($tviol): the test could not fail"
+	fi
+else
+	if [ "$mismatches" = 0 ] && [ "$consulted" -gt 0 ]; then
+		ok "$calls random calls in ${secs}s on ${#hctls[@]} devices: all $consulted verdicts ($allowed allowed, $denied denied) equal the policy document's"
+	else
+		not_ok "$mismatches of $consulted verdicts differ from the policy document" \
+			"$(grep -h 'stderr' $summary | head -8)"
+	fi
+	if [ "$anomalies" = 0 ]; then
+		ok "each decision counted once, every denial answered EPERM and no allowed command did"
+	else
+		not_ok "$anomalies calls where the counters and the answer disagree" \
+			"$(grep -h 'stderr' $summary | head -8)"
+	fi
+	if [ "$tviol" = 0 ] && [ "$dispatched" -gt 0 ] && ! grep -q 'check_exit=1' $summary; then
+		ok "nothing the policy denies reached a device: $dispatched allowed commands dispatched, every denial traced once with its device, opcode and entry point"
+	else
+		not_ok "the device-side check failed ($tviol denied commands dispatched)" \
+			"$(grep -h '# ' /tmp/fuzz-check-*.out | head -8)"
+	fi
+	if [ "$cells" -ge "${SGF_FUZZ_MIN_CELLS:-500}" ]; then
+		ok "coverage: the filter decided $cells of the 1280 opcode x entry-point pairs"
+	else
+		not_ok "coverage: only $cells of 1280 opcode x entry-point pairs decided"
+	fi
+
+	# the policy files, as root
+	hs=()
+	for h in "${hctls[@]}"; do hs+=("$h"); done
+	out=$("$FUZZ" sysfs -s "$seed0" -n "$writes" "${hs[@]}" 2>&1) && rc=0 || rc=$?
+	{
+		echo "sysfs:"
+		echo "$out" | sed 's/^/  /'
+	} >>$summary
+	acc=$(echo "$out" | sed -n 's/^accepted=//p')
+	rej=$(echo "$out" | sed -n 's/^rejected=//p')
+	if [ $rc = 0 ] && [ "${acc:-0}" -gt 0 ] && [ "${rej:-0}" -gt 0 ]; then
+		ok "policy files: $writes random writes, $rej rejected leaving every file byte-identical, $acc accepted reading back as the model applies them"
+	else
+		not_ok "policy files: the sysfs fuzzer found a difference (exit $rc)" "$(echo "$out" | head -12)"
+	fi
+	custom=$(cat /sys/bus/scsi/devices/*/cmd_filter/custom | sort -u | tr '\n' ' ')
+	check "every device is back on its default policy (custom: $custom)" test "$custom" = "0 "
+fi
+finish_suite
