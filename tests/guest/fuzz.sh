@@ -107,7 +107,7 @@ if [ "$lost" != 0 ]; then
 fi
 if [ "$SGF_KERNEL" = stock ]; then
 	if [ "$violations" -gt 0 ] && [ "$tviol" -gt 0 ]; then
-		ok "stock 6.1 fails the campaign, as it must: $violations of $consulted verdicts allowed what the policy denies, $tviol of them dispatched to a device"
+		ok "stock 6.1 fails the campaign, as it must: $violations of $consulted verdicts allowed what the policy denies, and the midlayer dispatched $tviol commands the policy denies"
 	else
 		not_ok "stock 6.1 showed no verdict against the policy ($violations) or none dispatched ($tviol): the test could not fail"
 	fi
