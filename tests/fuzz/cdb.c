@@ -472,7 +472,17 @@ static void call_sic(int fd, unsigned char *cdb, struct result *r)
 		buf[1] = outlen;
 		memcpy(buf + 2, cdb, clen);
 	}
-	note_cdb(r, (unsigned char *)buf + 8, good ? clen : MAX_CDB + 1, cdb);
+	/*
+	 * The kernel takes the length from the opcode it finds at the pointer:
+	 * a bad pointer into the arena's last bytes may still give it a short
+	 * CDB of whatever lies there.
+	 */
+	if ((unsigned char *)buf >= arena && (unsigned char *)buf + 9 <= arena + ARENA_SIZE) {
+		r->klen = group_len(((unsigned char *)buf)[8]);
+		note_cdb(r, (unsigned char *)buf + 8, r->klen, NULL);
+	} else {
+		r->kcdb_ok = 0;
+	}
 	r->ret = ioctl(fd, SCSI_IOCTL_SEND_COMMAND, buf);
 	r->err = r->ret < 0 ? errno : 0;
 	r->reached = r->ret >= 0;

@@ -137,9 +137,7 @@ else
 	fi
 
 	# the policy files, as root
-	hs=()
-	for h in "${hctls[@]}"; do hs+=("$h"); done
-	out=$("$FUZZ" sysfs -s "$seed0" -n "$writes" "${hs[@]}" 2>&1) && rc=0 || rc=$?
+	out=$("$FUZZ" sysfs -s "$seed0" -n "$writes" "${hctls[@]}" 2>&1) && rc=0 || rc=$?
 	{
 		echo "sysfs:"
 		echo "$out" | sed 's/^/  /'
