@@ -556,9 +556,11 @@ static void call_v4(int fd, unsigned char *cdb, unsigned int len, struct result 
 	h.timeout = some_timeout_ms();
 	h.flags = chance(90) ? 0 : (unsigned int)rnd64();
 	h.usr_ptr = rnd64();
-	r->klen = h.request_len;
+	/* 6.1's scsi_bsg_sg_io_fn() stores request_len in the 16-bit
+	 * scmd->cmd_len before it checks it: 0x10012 is taken as 18 */
+	r->klen = (unsigned short)h.request_len;
 	r->kentry = K_BSG;
-	note_cdb(r, (void *)(uintptr_t)h.request, h.request_len, cdb);
+	note_cdb(r, (void *)(uintptr_t)h.request, r->klen, cdb);
 	r->ret = ioctl(fd, SG_IO, &h);
 	r->err = r->ret ? errno : 0;
 	r->reached = !r->ret;
