@@ -55,9 +55,23 @@ describe() {
 	echo "${role}_BSG=/dev/bsg/$hctl"
 }
 
+# The library's nodes, grouped and moded as udev does; prints their roles.
+library_nodes() {
+	local d n
+	. /tmp/devices.env
+	d=/sys/bus/scsi/devices/$VTAPE_HCTL
+	for n in $(ls "$d/scsi_tape"); do
+		chgrp tape "/dev/$n" && chmod 0660 "/dev/$n"
+	done
+	chgrp tape "$VTAPE_SG" "$VCHANGER_SG" && chmod 0660 "$VTAPE_SG" "$VCHANGER_SG"
+	chgrp cdrom "$VCHANGER_NODE" && chmod 0660 "$VCHANGER_NODE"
+	chmod 0600 "$VTAPE_BSG" "$VCHANGER_BSG"
+	echo "VTAPE_NST=/dev/n$(basename "$VTAPE_NODE")"
+}
+
 setup_devices() {
 	add_scsi_debug
-	wait_for /dev/st0 && wait_for /dev/sch0 && wait_for /dev/sr3 || return 1
+	wait_for /dev/st1 && wait_for /dev/sch1 && wait_for /dev/sr4 || return 1
 	local burners
 	burners=$(find_hctl '*VIRTUAL-CDROM*' 5 | sort -t: -k3,3n)
 	{
@@ -65,6 +79,9 @@ setup_devices() {
 		describe CD "$(find_hctl 'QEMU *CD-ROM*' 5)"
 		describe BURN1 "$(echo "$burners" | sed -n 1p)"
 		describe BURN2 "$(echo "$burners" | sed -n 2p)"
+		describe BURN3 "$(echo "$burners" | sed -n 3p)"
+		describe VTAPE "$(find_hctl '*VIRTUAL-TAPE*' 1)"
+		describe VCHANGER "$(find_hctl '*VIRTUAL-CHANGER*' 8)"
 		describe TAPE "$(find_hctl 'Linux *scsi_debug*' 1)"
 		describe CHANGER "$(find_hctl 'Linux *scsi_debug*' 8)"
 		describe DBGDISK "$(find_hctl 'Linux *scsi_debug*' 0)"
@@ -75,6 +92,12 @@ setup_devices() {
 	# Like a desktop's "cdrom"/"disk" group: every node is open to the
 	# unprivileged user, so the filter alone decides.
 	chmod 0666 /dev/sd* /dev/sr* /dev/sg* /dev/bsg/* /dev/st* /dev/nst* /dev/sch*
+	# tgt's tape library gets what systemd's 50-udev-default.rules give:
+	# the drive's st/nst nodes and the sg nodes of tape and changer to
+	# group "tape", the changer's sch node to group "cdrom", read-write for
+	# the group and nothing for others; bsg stays root's. The compatibility
+	# suites run the user as a member of those groups (as_member).
+	library_nodes >>/tmp/devices.env
 	mkdir -p /tmp/home && chmod 1777 /tmp/home
 	cat /tmp/devices.env
 }

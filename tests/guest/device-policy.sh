@@ -7,14 +7,6 @@
 SGFILTER=$SGF_BUILD/bin/sgfilter
 GEN=$SGF_TOP/policy/gen-kernel-table
 cf() { echo "/sys/bus/scsi/devices/$1/cmd_filter"; }
-# put TEXT FILE [WRAPPER...]: write TEXT to FILE in one write() (coreutils
-# printf, which names the errno; dash's echo says "I/O error" for any);
-# sets rc and out (the error message).
-put() {
-	local text=$1 file=$2
-	shift 2
-	out=$("$@" sh -c '/usr/bin/printf "%s" "$1" >"$2"' put "$text" "$file" 2>&1) && rc=0 || rc=$?
-}
 queue_of() { echo "/sys/class/block/$(basename "$1")/queue"; }
 
 if [ "$SGF_KERNEL" = stock ]; then
@@ -71,7 +63,6 @@ before=$(snapshot)
 PR_IN=(5e 00 00 00 00 00 00 00 08 00)	# PERSISTENT RESERVE IN, READ KEYS
 
 # ---- who may change a policy
-NORAWIO=(setpriv --inh-caps=-sys_rawio --bounding-set=-sys_rawio --)
 put 0x5e "$D/read" as_user
 check "user cannot open cmd_filter/read for writing (${out##*: })" \
 	grep -q "Permission denied" <<<"$out"
@@ -180,7 +171,7 @@ denied|unpriv_sgio=1 on HD only: DBGDISK $DBGDISK_NODE read-only: WRITE BUFFER|-
 denied|unpriv_sgio=1 on HD only: CD $CD_SG read-write: WRITE BUFFER|-m rw $CD_SG ${WB[*]}
 EOF
 check "sgfilter show marks HD as not filtered" \
-	grep -q "unpriv_sgio=1: NOT FILTERED" <("$SGFILTER" show "$HD_NODE")
+	grep -q "unfiltered=1: NOT FILTERED" <("$SGFILTER" show "$HD_NODE")
 echo 0 >"$Q/unpriv_sgio"
 probe_all <<EOF
 denied|unpriv_sgio=0 again: HD $HD_SG read-write: WRITE BUFFER|-m rw $HD_SG ${WB[*]}

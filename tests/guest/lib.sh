@@ -58,12 +58,13 @@ user_probe() {
 # probe_all: many probes in one sgprobe -b process (a process per probe
 # costs most of a second on the debug guest), each verdict compared with
 # the expected one. Reads lines "EXPECTED|DESCRIPTION|SGPROBE-ARGS" on stdin.
+# The probes run as the user, or through $PROBE_AS ("as_member tape").
 probe_all() {
 	local specs results spec rest want desc i=0
 	mapfile -t specs
 	mapfile -t results < <(for spec in "${specs[@]}"; do
 		echo "${spec#*|*|}"
-	done | as_user "$PROBE" -b)
+	done | ${PROBE_AS:-as_user} "$PROBE" -b)
 	for spec in "${specs[@]}"; do
 		want=${spec%%|*} rest=${spec#*|}
 		desc=${rest%%|*}
@@ -113,4 +114,131 @@ trace_count() {
 	local h c t l
 	IFS=: read -r h c t l <<<"$1"
 	grep -c "host_no=$h channel=$c id=$t lun=$l .*raw=$2" /sys/kernel/tracing/trace || true
+}
+
+# put TEXT FILE [WRAPPER...]: write TEXT to FILE in one write() (coreutils
+# printf, which names the errno; dash's echo says "I/O error" for any);
+# sets rc and out (the error message).
+put() {
+	local text=$1 file=$2
+	shift 2
+	out=$("$@" sh -c '/usr/bin/printf "%s" "$1" >"$2"' put "$text" "$file" 2>&1) && rc=0 || rc=$?
+}
+# root without CAP_SYS_RAWIO, as a WRAPPER for put
+NORAWIO=(setpriv --inh-caps=-sys_rawio --bounding-set=-sys_rawio --)
+
+# as_member GROUP CMD...: the unprivileged user as a member of GROUP (tape,
+# cdrom), with the access udev gives that group's users and nothing more.
+as_member() {
+	local gid
+	gid=$(getent group "$1" | cut -d: -f3)
+	shift
+	HOME=/tmp/home ${AS_USER_WRAP:-} setpriv --reuid=$USER_ID --regid=$USER_ID \
+		--groups="$gid" --inh-caps=-all --bounding-set=-all -- "$@"
+}
+
+# Compatibility checks (suites compat-*): real programs as a member of
+# $COMPAT_GROUP. Each records a line "ID<tab>EXIT-STATUS<tab>listed or -
+# <tab>DESCRIPTION" in /tmp/out/$SUITE.outcomes ("listed": a difference the
+# policy lists); after both kernels ran, tests/host/compat-compare holds the
+# patched kernel's records against stock 6.1's: every unlisted outcome must
+# be the same.
+compat_run() {
+	local id=$1
+	shift
+	COMPAT_OUT=$(as_member "$COMPAT_GROUP" "$@" 2>&1) && COMPAT_RC=0 || COMPAT_RC=$?
+}
+# compat_record ID DESCRIPTION [listed]
+compat_record() {
+	printf '%s\t%s\t%s\t%s\n' "$1" "$COMPAT_RC" "${3:--}" "$2" >>"/tmp/out/$SUITE.outcomes"
+}
+
+# works ID DESCRIPTION CMD...: the program succeeds (exits 0).
+works() {
+	local id=$1 desc=$2
+	shift 2
+	compat_run "$id" "$@"
+	compat_record "$id" "$desc"
+	if [ "$COMPAT_RC" = 0 ]; then
+		ok "$desc"
+	else
+		not_ok "$desc" "exit $COMPAT_RC: $*" "$(echo "$COMPAT_OUT" | tail -5)"
+	fi
+}
+
+# The kernel let an sg3_utils program's command reach the device, whatever
+# the device answered: sg3_utils exits 50 + errno when the OS fails the
+# command (51: EPERM, the filter's refusal), 1 on a usage error.
+sg_reached() { [ "$1" != 1 ] && [ "$1" -lt 50 ]; }
+
+# reaches ID DESCRIPTION CMD...: an sg3_utils program's command reaches the
+# device (tgt rejects some with ILLEGAL REQUEST: that is the device's answer).
+reaches() {
+	local id=$1 desc=$2
+	shift 2
+	compat_run "$id" "$@"
+	compat_record "$id" "$desc"
+	if sg_reached "$COMPAT_RC"; then
+		ok "$desc: reaches the device (exit $COMPAT_RC)"
+	else
+		not_ok "$desc: the kernel refused it (exit $COMPAT_RC)" "$*" "$(echo "$COMPAT_OUT" | tail -3)"
+	fi
+}
+
+# refused ID DESCRIPTION DEV COMMAND CMD...: a difference the policy lists
+# with its reason. Stock 6.1 lets the command reach the device; the patched
+# kernel refuses it (EPERM), until root runs the documented remedy,
+# "sgfilter allow DEV COMMAND"; then it reaches the device, and "sgfilter
+# reset DEV" restores the default.
+refused() {
+	local id=$1 desc=$2 dev=$3 cmd=$4 rc
+	shift 4
+	# a listed refusal is not the default policy's traffic (commands_check)
+	echo 0 >/sys/kernel/tracing/tracing_on
+	compat_run "$id" "$@"
+	if [ "$SGF_KERNEL" = stock ]; then
+		compat_record "$id" "$desc"
+		if sg_reached "$COMPAT_RC"; then
+			ok "$desc: reaches the device on stock 6.1 (exit $COMPAT_RC)"
+		else
+			not_ok "$desc: stock 6.1 refused it (exit $COMPAT_RC)" "$*" "$(echo "$COMPAT_OUT" | tail -3)"
+		fi
+		echo 1 >/sys/kernel/tracing/tracing_on
+		return
+	fi
+	compat_record "$id" "$desc" listed
+	if [ "$COMPAT_RC" != 51 ]; then
+		not_ok "$desc: expected the listed refusal (exit 51, EPERM), got exit $COMPAT_RC" "$*" \
+			"$(echo "$COMPAT_OUT" | tail -3)"
+		echo 1 >/sys/kernel/tracing/tracing_on
+		return
+	fi
+	"$SGF_BUILD/bin/sgfilter" allow "$dev" "$cmd" >/dev/null 2>&1 && rc=0 || rc=$?
+	compat_run "$id" "$@"
+	"$SGF_BUILD/bin/sgfilter" reset "$dev" >/dev/null 2>&1 || true
+	if [ "$rc" = 0 ] && sg_reached "$COMPAT_RC"; then
+		ok "$desc: refused as listed (EPERM); after 'sgfilter allow $dev $cmd' it reaches the device (exit $COMPAT_RC)"
+	else
+		not_ok "$desc: 'sgfilter allow $dev $cmd' (exit $rc) did not restore it (exit $COMPAT_RC)" \
+			"$(echo "$COMPAT_OUT" | tail -3)"
+	fi
+	echo 1 >/sys/kernel/tracing/tracing_on
+}
+
+# commands_check ROLE SET: what the programs really sent to ROLE's device
+# since trace_reset (the midlayer's scsi_dispatch_cmd_start tracepoint):
+# every command must be one the SET policy gives an unprivileged writable
+# open. On stock 6.1, where a read-write sg open is not filtered, this is
+# what holds the policy against real software. The list is left in
+# /tmp/out/commands-SUITE-ROLE.txt.
+commands_check() {
+	local role=$1 set=$2 hctl=${1}_HCTL out=/tmp/out/commands-$SUITE-$1.txt rc
+	echo 0 >/sys/kernel/tracing/tracing_on
+	python3 "$SGF_TOP/tests/guest/policy-check.py" "${!hctl}" "$set" \
+		</sys/kernel/tracing/trace >"$out" 2>&1 && rc=0 || rc=$?
+	if [ $rc = 0 ]; then
+		ok "every command the programs sent to $role is permitted by the $set policy ($(tail -1 "$out"))"
+	else
+		not_ok "commands sent to $role outside the $set policy" "$(grep -v ' permitted$' "$out")"
+	fi
 }

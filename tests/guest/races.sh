@@ -55,12 +55,15 @@ if [ "$SGF_KERNEL" = patched ]; then
 fi
 
 # --- 2. hot add and remove under traffic
-# The fixtures hold sg0-sg9, sda-sdb and hosts 0-6; each hot device is the
-# next: sg1N, sdc..., bsg host 7 and up (host numbers are never reused).
+# The fixtures hold sg0 to sgN-1 (N between 10 and 89), sda-sdb and hosts
+# 0-6; each hot device is the next: sgN and up, sdc..., bsg host 7 and up
+# (host numbers are never reused).
 sgs=(/dev/sg*)
 nsg=${#sgs[@]}
-[ $nsg -le 10 ] || not_ok "hot add: expected at most 10 sg nodes before, found $nsg"
-hot_nodes=('/dev/sg[1-9][0-9]' '/dev/sd[c-z]' '/dev/bsg/[7-9]:*' '/dev/bsg/[1-9][0-9]:*')
+[ $nsg -ge 10 ] && [ $nsg -le 89 ] ||
+	not_ok "hot add: expected 10 to 89 sg nodes before, found $nsg"
+hot_nodes=("/dev/sg$((nsg / 10))[$((nsg % 10))-9]" "/dev/sg[$((nsg / 10 + 1))-9][0-9]"
+	'/dev/sd[c-z]' '/dev/bsg/[7-9]:*' '/dev/bsg/[1-9][0-9]:*')
 as_user "$FUZZ" hammer -s 4 -t "$secs" "${hot_nodes[@]}" >/tmp/h3.out 2>/tmp/h3.err &
 p1=$!
 as_user "$FUZZ" hammer -s 5 -t "$secs" "${hot_nodes[@]}" >/tmp/h4.out 2>/tmp/h4.err &

@@ -40,7 +40,7 @@ static int is_hctl(const char *s)
 
 /* The H:C:T:L a device node belongs to, from its sysfs "device" link. */
 static int hctl_of_node(const char *node, char *hctl, size_t len,
-			char *queue, size_t qlen, char *err, size_t errlen)
+			char *err, size_t errlen)
 {
 	char path[PATH_MAX], real[PATH_MAX];
 	struct stat st;
@@ -66,8 +66,6 @@ static int hctl_of_node(const char *node, char *hctl, size_t len,
 	if (blk && !fmt(path, sizeof(path), "%s/partition", real) &&
 	    !access(path, F_OK))
 		*strrchr(real, '/') = '\0';
-	if (blk && fmt(queue, qlen, "%s/queue", real))
-		queue[0] = '\0';
 	if (fmt(path, sizeof(path), "%s/device", real) ||
 	    !realpath(path, real) || !is_hctl(basename(real))) {
 		snprintf(err, errlen, "%s: not a SCSI device", node);
@@ -75,28 +73,6 @@ static int hctl_of_node(const char *node, char *hctl, size_t len,
 	}
 	snprintf(hctl, len, "%s", basename(real));
 	return SGF_OK;
-}
-
-/* The block queue of a SCSI device, if it has a disk (sd, sr). */
-static void queue_of_hctl(const char *hctl, char *queue, size_t qlen)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *dir;
-
-	if (fmt(path, sizeof(path), "%s/bus/scsi/devices/%s/block",
-		sysfs_root(), hctl))
-		return;
-	dir = opendir(path);
-	if (!dir)
-		return;
-	while ((de = readdir(dir)))
-		if (de->d_name[0] != '.') {
-			if (fmt(queue, qlen, "%s/%s/queue", path, de->d_name))
-				queue[0] = '\0';
-			break;
-		}
-	closedir(dir);
 }
 
 int sgf_resolve(const char *arg, struct sgf_device *d, char *err, size_t errlen)
@@ -108,8 +84,7 @@ int sgf_resolve(const char *arg, struct sgf_device *d, char *err, size_t errlen)
 	if (is_hctl(arg)) {
 		snprintf(d->hctl, sizeof(d->hctl), "%s", arg);
 	} else {
-		ret = hctl_of_node(arg, d->hctl, sizeof(d->hctl), d->queue,
-				   sizeof(d->queue), err, errlen);
+		ret = hctl_of_node(arg, d->hctl, sizeof(d->hctl), err, errlen);
 		if (ret)
 			return ret;
 	}
@@ -124,8 +99,6 @@ int sgf_resolve(const char *arg, struct sgf_device *d, char *err, size_t errlen)
 			 "filter (no %s)", arg, d->dir);
 		return SGF_E_NOFEATURE;
 	}
-	if (!d->queue[0])
-		queue_of_hctl(d->hctl, d->queue, sizeof(d->queue));
 	return SGF_OK;
 }
 

@@ -23,6 +23,7 @@ static void usage(FILE *f)
 		"       sgfilter allow [-w] DEV COMMAND...\n"
 		"       sgfilter deny DEV COMMAND...\n"
 		"       sgfilter reset DEV\n"
+		"       sgfilter unfiltered DEV 0|1\n"
 		"DEV: /dev/sdX, /dev/srN, /dev/sgN, /dev/bsg/H:C:T:L or H:C:T:L\n"
 		"COMMAND: a name of the device's command set (unmap, \"READ(10)\"),\n"
 		"         or 0x28, 0x9e/sa=0x10, 0xa3/cdb10&0x3f=0x06\n"
@@ -67,21 +68,15 @@ static enum sgf_class class_in(const struct sgf_policy *p,
 	return SGF_PRIV;
 }
 
-static int read_unpriv_sgio(const struct sgf_device *d)
+/* cmd_filter/unfiltered (for a disk, the same as queue/unpriv_sgio): 1, 0,
+ * or -1 where the kernel has no such file */
+static int read_unfiltered(const struct sgf_device *d)
 {
-	char path[600], buf[8] = "";
-	FILE *f;
+	char buf[8], err[1024];
 
-	if (!d->queue[0])
+	if (sgf_read_attr(d, "unfiltered", buf, sizeof(buf), err, sizeof(err)))
 		return -1;
-	snprintf(path, sizeof(path), "%s/unpriv_sgio", d->queue);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	return buf[0] == '1' ? 1 : buf[0] == '0' ? 0 : -1;
+	return !strcmp(buf, "1") ? 1 : !strcmp(buf, "0") ? 0 : -1;
 }
 
 static int cmd_show(const struct sgf_device *d)
@@ -102,19 +97,19 @@ static int cmd_show(const struct sgf_device *d)
 		if (!sgf_find(&all, &def.e[i]))
 			all.e[all.n++] = def.e[i];
 	sgf_sort(&all);
-	sgio = read_unpriv_sgio(d);
+	sgio = read_unfiltered(d);
 
 	if (json) {
 		printf("{\"device\":");
 		json_str(d->hctl);
 		printf(",\"command_set\":");
 		json_str(p.set);
-		printf(",\"custom\":%s,\"unpriv_sgio\":%d,\"commands\":[",
+		printf(",\"custom\":%s,\"unfiltered\":%d,\"commands\":[",
 		       custom ? "true" : "false", sgio);
 	} else {
 		printf("%s: command set %s, %s policy%s\n", d->hctl, p.set,
 		       custom ? "its own" : "the default",
-		       sgio == 1 ? "; unpriv_sgio=1: NOT FILTERED" : "");
+		       sgio == 1 ? "; unfiltered=1: NOT FILTERED" : "");
 		printf("%-6s %-22s %s\n", "class", "command", "name");
 	}
 	for (i = 0; i < all.n; i++) {
@@ -209,7 +204,7 @@ static int cmd_check(const struct sgf_device *d, char **argv, int argc)
 	ret = sgf_load(d, &p, &custom, err, sizeof(err));
 	if (ret)
 		return fail(ret, err);
-	sgio = read_unpriv_sgio(d);
+	sgio = read_unfiltered(d);
 	cls = sgf_decide(&p, cdb, len, &why, &short_cdb);
 	if (why)
 		sa = sgf_service_action(why);
@@ -222,7 +217,7 @@ static int cmd_check(const struct sgf_device *d, char **argv, int argc)
 	if (sgio == 1) {
 		ro = rw = "allowed";
 		snprintf(reason, sizeof(reason),
-			 "unpriv_sgio is 1: the device is not filtered");
+			 "unfiltered is 1: the device is not filtered");
 	} else {
 		ro = cls == SGF_READ ? "allowed" : "denied";
 		rw = cls != SGF_PRIV ? "allowed" : "denied";
@@ -393,6 +388,22 @@ static int cmd_reset(const struct sgf_device *d)
 	return 0;
 }
 
+static int cmd_unfiltered(const struct sgf_device *d, const char *val)
+{
+	char err[1024];
+	int ret;
+
+	if (strcmp(val, "0") && strcmp(val, "1"))
+		return fail(SGF_E_USAGE, "unfiltered takes 0 (filter the device) or 1 (do not)");
+	ret = sgf_write_attr(d, "unfiltered", val, err, sizeof(err));
+	if (ret)
+		return fail(ret, err);
+	printf("%s: %s\n", d->hctl, *val == '1' ?
+	       "NOT FILTERED: any process that can open it may send any command" :
+	       "filtered");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char *args[256], err[1024];
@@ -427,7 +438,8 @@ int main(int argc, char **argv)
 	}
 	cmd = args[0];
 	if (strcmp(cmd, "show") && strcmp(cmd, "stats") && strcmp(cmd, "check") &&
-	    strcmp(cmd, "allow") && strcmp(cmd, "deny") && strcmp(cmd, "reset")) {
+	    strcmp(cmd, "allow") && strcmp(cmd, "deny") && strcmp(cmd, "reset") &&
+	    strcmp(cmd, "unfiltered")) {
 		fprintf(stderr, "sgfilter: unknown command '%s'\n", cmd);
 		usage(stderr);
 		return SGF_E_USAGE;
@@ -439,6 +451,8 @@ int main(int argc, char **argv)
 	    n < 3)
 		return fail(SGF_E_USAGE, !strcmp(cmd, "check") ? "no CDB given" :
 			    "no command given");
+	if (!strcmp(cmd, "unfiltered") && n != 3)
+		return fail(SGF_E_USAGE, "unfiltered takes DEV and 0 or 1");
 	if (writable && strcmp(cmd, "allow"))
 		return fail(SGF_E_USAGE, "-w is for allow");
 	ret = sgf_resolve(args[1], &d, err, sizeof(err));
@@ -454,5 +468,7 @@ int main(int argc, char **argv)
 		return cmd_allow(&d, args + 2, n - 2, writable ? SGF_WRITE : SGF_READ);
 	if (!strcmp(cmd, "deny"))
 		return cmd_deny(&d, args + 2, n - 2);
+	if (!strcmp(cmd, "unfiltered"))
+		return cmd_unfiltered(&d, args[2]);
 	return cmd_reset(&d);
 }

@@ -100,7 +100,6 @@ enum sgf_error {
 struct sgf_device {
 	char hctl[64];		/* H:C:T:L */
 	char dir[512];		/* .../cmd_filter */
-	char queue[512];	/* the block queue's directory, or "" */
 };
 
 int sgf_resolve(const char *arg, struct sgf_device *d, char *err, size_t errlen);

@@ -41,6 +41,7 @@ fake_dev() {
 	echo 0 >"$d/custom"
 	for c in read write priv; do default_of "$2" $c >"$d/$c"; done
 	: >"$d/reset"
+	echo 0 >"$d/unfiltered"
 	echo 17 >"$d/allowed"
 	echo 3 >"$d/denied"
 }
@@ -48,9 +49,8 @@ fake_dev 0:0:0:0 sbc
 fake_dev 0:0:1:0 mmc
 mkdir -p "$SGFILTER_SYSFS/bus/scsi/devices/5:0:0:0"	# a kernel without the filter
 D=$SGFILTER_SYSFS/bus/scsi/devices/0:0:0:0/cmd_filter
-# /dev/sda -> block 8:0 -> 0:0:0:0, with a queue
-mkdir -p "$SGFILTER_SYSFS/block/sda/queue" "$SGFILTER_SYSFS/dev/block"
-echo 0 >"$SGFILTER_SYSFS/block/sda/queue/unpriv_sgio"
+# /dev/sda -> block 8:0 -> 0:0:0:0
+mkdir -p "$SGFILTER_SYSFS/block/sda" "$SGFILTER_SYSFS/dev/block"
 ln -s ../../bus/scsi/devices/0:0:0:0 "$SGFILTER_SYSFS/block/sda/device"
 ln -s ../../block/sda "$SGFILTER_SYSFS/dev/block/8:0"
 
@@ -73,7 +73,7 @@ has "show names UNMAP as write" "^write  0x42 +UNMAP"
 has "show names READ CAPACITY(16) by service action" "^read   0x9e/sa=0x10 +READ CAPACITY\(16\)"
 has "show: no differences on the default" "^0 differences"
 expect 0 "show --json" -- --json show 0:0:0:0
-if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["command_set"]=="sbc" and d["custom"] is False and d["unpriv_sgio"]==-1' <<<"$out"; then
+if python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["command_set"]=="sbc" and d["custom"] is False and d["unfiltered"]==0' <<<"$out"; then
 	ok "show --json is valid JSON with the device's fields"; else not_ok "show --json: $out"; fi
 expect 0 "show on the CD" -- show 0:0:1:0
 has "the CD's 0x42 is READ SUB-CHANNEL" "^read   0x42 +READ SUB-CHANNEL"
@@ -82,8 +82,8 @@ has "the CD's privileged SEND KEY exception" "^priv   0xa3/cdb10&0x3f=0x06"
 if [ "$(id -u)" = 0 ] && mknod "$T/sda" b 8 0 2>/dev/null; then
 	expect 0 "a block node resolves to its SCSI device" -- show "$T/sda"
 	has "the node's device is 0:0:0:0" "^0:0:0:0: command set sbc"
-	expect 0 "show --json through the node reads unpriv_sgio" -- --json show "$T/sda"
-	has "unpriv_sgio read through the node" '"unpriv_sgio":0'
+	expect 0 "show --json through the node reads cmd_filter/unfiltered" -- --json show "$T/sda"
+	has "unfiltered read through the node" '"unfiltered":0'
 else
 	ok "# SKIP block node resolution (needs root for mknod)"
 fi
@@ -121,6 +121,21 @@ grep -qw 0x42 "$D/write" && not_ok "UNMAP still in the write list" ||
 expect 0 "deny a service action of an allowed opcode" -- deny 0:0:1:0 0xa3/sa=0x02
 grep -q "0xa3/sa=0x02" "$SGFILTER_SYSFS/bus/scsi/devices/0:0:1:0/cmd_filter/priv" &&
 	ok "deny wrote the exception to the priv list" || not_ok "priv list: $(cat "$SGFILTER_SYSFS/bus/scsi/devices/0:0:1:0/cmd_filter/priv")"
+expect 1 "unfiltered without a value" -- unfiltered 0:0:0:0
+expect 1 "unfiltered takes only 0 or 1" -- unfiltered 0:0:0:0 yes
+expect 1 "unfiltered with extra arguments" -- unfiltered 0:0:0:0 1 1
+[ "$(cat "$D/unfiltered")" = 0 ] && ok "refused unfiltered calls wrote nothing" ||
+	not_ok "a refused unfiltered call wrote '$(cat "$D/unfiltered")'"
+expect 5 "unfiltered on a kernel without the feature" -- unfiltered 5:0:0:0 1
+expect 0 "unfiltered 1" -- unfiltered 0:0:0:0 1
+has "unfiltered 1 says the device is not filtered" "^0:0:0:0: NOT FILTERED"
+[ "$(cat "$D/unfiltered")" = 1 ] && ok "unfiltered 1 wrote 1" || not_ok "unfiltered wrote '$(cat "$D/unfiltered")'"
+expect 0 "show an unfiltered device" -- show 0:0:0:0
+has "show marks it NOT FILTERED" "^0:0:0:0: command set sbc, the default policy; unfiltered=1: NOT FILTERED"
+expect 0 "check on an unfiltered device" -- check 0:0:0:0 3b 05 00 00 00 00 00 00 00 00
+has "check: WRITE BUFFER passes an unfiltered device" "unfiltered is 1"
+expect 0 "unfiltered 0" -- unfiltered 0:0:0:0 0
+[ "$(cat "$D/unfiltered")" = 0 ] && ok "unfiltered 0 wrote 0" || not_ok "unfiltered wrote '$(cat "$D/unfiltered")'"
 expect 0 "reset" -- reset 0:0:0:0
 [ "$(cat "$D/reset")" = 1 ] && ok "reset wrote 1" || not_ok "reset wrote '$(cat "$D/reset")'"
 
