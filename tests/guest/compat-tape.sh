@@ -111,6 +111,8 @@ raw raw-weof16 "WRITE FILEMARKS(16) of none (flush)" "$sg" 80 00 00 00 00 00 00 
 raw raw-weof6 "WRITE FILEMARKS(6) of none (flush)" "$sg" 10 00 00 00 00 00
 raw raw-spin "SECURITY PROTOCOL IN, supported protocols" -r 256 "$sg" a2 00 00 00 00 00 00 00 01 00 00 00
 raw raw-spin-tde "SECURITY PROTOCOL IN, tape data encryption status" -r 256 "$sg" a2 20 00 20 00 00 00 00 01 00 00 00
+raw raw-rrao "RECEIVE RECOMMENDED ACCESS ORDER (MAINTENANCE IN 0x1d)" -r 1024 "$sg" a3 1d 00 00 00 00 00 00 04 00 00 00
+raw raw-grao "GENERATE RECOMMENDED ACCESS ORDER (MAINTENANCE OUT 0x1d), empty list" "$sg" a4 1d 02 00 00 00 00 00 00 00 00 00
 raw raw-allow-overwrite "ALLOW OVERWRITE (current position)" "$sg" 82 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00
 raw raw-load "LOAD UNLOAD (load)" "$sg" 1b 00 00 00 01 00
 refused raw-spout "SECURITY PROTOCOL OUT (tape data encryption keys, stenc)" "$sg" \
