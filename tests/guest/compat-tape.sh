@@ -115,6 +115,10 @@ raw raw-rrao "RECEIVE RECOMMENDED ACCESS ORDER (MAINTENANCE IN 0x1d)" -r 1024 "$
 raw raw-grao "GENERATE RECOMMENDED ACCESS ORDER (MAINTENANCE OUT 0x1d), empty list" "$sg" a4 1d 02 00 00 00 00 00 00 00 00 00
 raw raw-allow-overwrite "ALLOW OVERWRITE (current position)" "$sg" 82 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00
 raw raw-load "LOAD UNLOAD (load)" "$sg" 1b 00 00 00 01 00
+# stenc's status report (SECURITY PROTOCOL IN, protocol 0x20); tgt's drive
+# has no encryption, so stenc ends the same way on both kernels.
+compat_run stenc-detail stenc -f "$sg" --detail
+compat_record stenc-detail "stenc -f $sg --detail"
 refused raw-spout "SECURITY PROTOCOL OUT (tape data encryption keys, stenc)" "$sg" \
 	"security protocol out" sg_raw "$sg" b5 20 00 10 00 00 00 00 00 00 00 00
 commands_check VTAPE ssc
