@@ -34,7 +34,7 @@ works mediainfo-burned "dvd+rw-mediainfo on the disc burned through sg ($BURN3_N
 	dvd+rw-mediainfo "$BURN3_NODE"
 # The fixture is a data CD: cdparanoia probes the drive, finds no audio
 # track and exits 1, on both kernels.
-compat_run cdparanoia-q cdparanoia -v -Q -d "$CD_NODE"
+compat_run cdparanoia -v -Q -d "$CD_NODE"
 compat_record cdparanoia-q "cdparanoia -v -Q -d $CD_NODE (a data CD: no audio tracks)"
 if echo "$COMPAT_OUT" | grep -q 'Drive is MMC style' &&
    echo "$COMPAT_OUT" | grep -q 'Could not find any audio tracks'; then
@@ -44,7 +44,7 @@ else
 fi
 # Through the sg node cdparanoia uses sg's old sg_header write(): its
 # INQUIRY fails there on stock 6.1 as well; compat-compare holds the outcome.
-compat_run cdparanoia-g cdparanoia -v -Q -g "$CD_SG"
+compat_run cdparanoia -v -Q -g "$CD_SG"
 compat_record cdparanoia-g "cdparanoia -v -Q -g $CD_SG (sg's old interface)"
 works eject-s "eject -s opens the tray by SCSI commands (SG_IO on $CD_NODE)" eject -s "$CD_NODE"
 works eject-t "eject -t closes it again ($CD_NODE)" eject -t "$CD_NODE"

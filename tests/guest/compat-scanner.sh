@@ -20,7 +20,7 @@ trap 'echo 0 >$ptype' EXIT
 
 trace_reset
 # (named: by itself it looks at sg0-sg9 and sga-sgz only)
-compat_run find-scanner sane-find-scanner -q "$sg"
+compat_run sane-find-scanner -q "$sg"
 compat_record find-scanner "sane-find-scanner -q $sg"
 if grep -q "found SCSI scanner .*at $sg" <<<"$COMPAT_OUT"; then
 	ok "sane-find-scanner finds the scanner at $sg"

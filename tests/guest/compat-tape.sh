@@ -64,7 +64,7 @@ works mt-status-eod "mt status at the end of data" mt -f "$nst" status
 sg_record() {
 	local want=/tmp/home/rec-want-$2 got=/tmp/home/rec-$1
 	tar -cf - -C "$src/d$2" . | head -c 10240 >"$want"
-	works "$1" "READ(6) through $sg reads a record" \
+	works "$1" "READ(6) through $sg reads the record there (archive $2's first)" \
 		sg_raw -r 10240 -o "$got" "$sg" 08 00 00 28 00 00
 	if cmp -s "$want" "$got"; then
 		ok "the record read through $sg is the first of archive $2"
@@ -117,7 +117,7 @@ raw raw-allow-overwrite "ALLOW OVERWRITE (current position)" "$sg" 82 00 00 00 0
 raw raw-load "LOAD UNLOAD (load)" "$sg" 1b 00 00 00 01 00
 # stenc's status report (SECURITY PROTOCOL IN, protocol 0x20); tgt's drive
 # has no encryption, so stenc ends the same way on both kernels.
-compat_run stenc-detail stenc -f "$sg" --detail
+compat_run stenc -f "$sg" --detail
 compat_record stenc-detail "stenc -f $sg --detail"
 refused raw-spout "SECURITY PROTOCOL OUT (tape data encryption keys, stenc)" "$sg" \
 	"security protocol out" sg_raw "$sg" b5 20 00 10 00 00 00 00 00 00 00 00

@@ -143,9 +143,8 @@ as_member() {
 # policy lists); after both kernels ran, tests/host/compat-compare holds the
 # patched kernel's records against stock 6.1's: every unlisted outcome must
 # be the same.
+# compat_run CMD...: sets COMPAT_OUT and COMPAT_RC
 compat_run() {
-	local id=$1
-	shift
 	COMPAT_OUT=$(as_member "$COMPAT_GROUP" "$@" 2>&1) && COMPAT_RC=0 || COMPAT_RC=$?
 }
 # compat_record ID DESCRIPTION [listed]
@@ -157,7 +156,7 @@ compat_record() {
 works() {
 	local id=$1 desc=$2
 	shift 2
-	compat_run "$id" "$@"
+	compat_run "$@"
 	compat_record "$id" "$desc"
 	if [ "$COMPAT_RC" = 0 ]; then
 		ok "$desc"
@@ -176,7 +175,7 @@ sg_reached() { [ "$1" != 1 ] && [ "$1" -lt 50 ]; }
 reaches() {
 	local id=$1 desc=$2
 	shift 2
-	compat_run "$id" "$@"
+	compat_run "$@"
 	compat_record "$id" "$desc"
 	if sg_reached "$COMPAT_RC"; then
 		ok "$desc: reaches the device (exit $COMPAT_RC)"
@@ -195,7 +194,7 @@ refused() {
 	shift 4
 	# a listed refusal is not the default policy's traffic (commands_check)
 	echo 0 >/sys/kernel/tracing/tracing_on
-	compat_run "$id" "$@"
+	compat_run "$@"
 	if [ "$SGF_KERNEL" = stock ]; then
 		compat_record "$id" "$desc"
 		if sg_reached "$COMPAT_RC"; then
@@ -214,7 +213,7 @@ refused() {
 		return
 	fi
 	"$SGF_BUILD/bin/sgfilter" allow "$dev" "$cmd" >/dev/null 2>&1 && rc=0 || rc=$?
-	compat_run "$id" "$@"
+	compat_run "$@"
 	"$SGF_BUILD/bin/sgfilter" reset "$dev" >/dev/null 2>&1 || true
 	if [ "$rc" = 0 ] && sg_reached "$COMPAT_RC"; then
 		ok "$desc: refused as listed (EPERM); after 'sgfilter allow $dev $cmd' it reaches the device (exit $COMPAT_RC)"
