@@ -9,6 +9,7 @@ SGF_STOCK=$SGF_BUILD/linux-stock     # stock tree: worktree at tag "stock"
 SGF_OUT=$SGF_BUILD/out               # kernel build outputs, one per kernel
 SGF_RUNS=$SGF_BUILD/runs             # one folder per guest boot
 SGF_PATCHES=$SGF_TOP/kernel/patches
+SGF_RIG_PATCHES=$SGF_TOP/kernel/rig-patches   # applied after the series, never sent upstream
 SGF_SOURCE_TARBALL=${SGF_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 export SGF_TOP SGF_BUILD
 
@@ -37,8 +38,12 @@ kernel_image() { echo "$SGF_OUT/$1-$2/arch/x86/boot/bzImage"; }
 # Identity of the series as checked in: the series file and every patch it
 # names. rig/kernel-tree re-applies the series when this changes.
 series_id() {
-	(cd "$SGF_PATCHES" && cat series && while read -r p; do
-		case "$p" in ''|'#'*) continue ;; esac
-		cat "$p"
-	done <series) | sha256sum | cut -d' ' -f1
+	local d p
+	for d in "$SGF_PATCHES" "$SGF_RIG_PATCHES"; do
+		[ -f "$d/series" ] || continue
+		(cd "$d" && cat series && while read -r p; do
+			case "$p" in ''|'#'*) continue ;; esac
+			cat "$p"
+		done <series)
+	done | sha256sum | cut -d' ' -f1
 }

@@ -54,13 +54,15 @@ static int kspace(unsigned char c)
 /*
  * What the kernel makes of @text written to class file @cls of a device
  * whose policy is @cur: 0 and the new policy in @out, or -EINVAL/-E2BIG.
+ * Tokens without a prefix replace the class's commands; tokens that each
+ * have "+" or "-" edit them (drivers/scsi/scsi_cmd_policy.c).
  */
 static int model_store(const struct sgf_policy *cur, enum sgf_class cls,
 		       const char *text, size_t len, struct sgf_policy *out)
 {
 	struct sgf_entry e[KMAX_ENTRIES];
-	char tok[64];
-	size_t i = 0, j, n = 0, fields = 0, t;
+	char tok[64], op[KMAX_ENTRIES];
+	size_t i = 0, j, k, n = 0, fields = 0, t;
 
 	if (memchr(text, '\0', len))
 		return -EINVAL;
@@ -73,13 +75,18 @@ static int model_store(const struct sgf_policy *cur, enum sgf_class cls,
 			;
 		if (n == KMAX_ENTRIES)
 			return -E2BIG;
+		op[n] = text[i] == '+' || text[i] == '-' ? text[i] : 0;
+		if (op[n])
+			i++;
+		if (n && !op[n] != !op[0])
+			return -EINVAL;
 		if (t - i >= sizeof(tok))
 			return -EINVAL;
 		memcpy(tok, text + i, t - i);
 		tok[t - i] = '\0';
 		if (sgf_parse_token(tok, &e[n]))
 			return -EINVAL;
-		if (cls == SGF_PRIV && !e[n].mask)
+		if (cls == SGF_PRIV && !e[n].mask && !op[n])
 			return -EINVAL;
 		e[n++].cls = cls;
 		i = t;
@@ -90,24 +97,52 @@ static int model_store(const struct sgf_policy *cur, enum sgf_class cls,
 				return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	memcpy(out->set, cur->set, sizeof(out->set));
-	for (i = 0; i < cur->n; i++) {
-		if (cur->e[i].cls == cls)
-			continue;
-		for (j = 0; j < n; j++)
-			if (sgf_same(&cur->e[i], &e[j]))
-				break;
-		if (j < n)
-			continue;
-		if (n == KMAX_ENTRIES)
-			return -E2BIG;
-		e[n++] = cur->e[i];
+	if (n && op[0]) {
+		/* edits of the current policy, in the order written */
+		memcpy(out->e, cur->e, cur->n * sizeof(cur->e[0]));
+		out->n = cur->n;
+		for (i = 0; i < n; i++) {
+			const struct sgf_entry *old = sgf_find(out, &e[i]);
+
+			if (op[i] == '-' && (!old || old->cls != cls))
+				return -EINVAL;
+			sgf_remove(out, &e[i]);
+			if (op[i] == '-')
+				continue;
+			if (cls == SGF_PRIV && !e[i].mask) {
+				/* the whole opcode, every form of it */
+				for (k = out->n; k-- > 0;) {
+					struct sgf_entry x = out->e[k];
+
+					if (x.opcode == e[i].opcode)
+						sgf_remove(out, &x);
+				}
+				continue;
+			}
+			if (out->n == KMAX_ENTRIES)
+				return -E2BIG;
+			out->e[out->n++] = e[i];
+		}
+	} else {
+		for (i = 0; i < cur->n; i++) {
+			if (cur->e[i].cls == cls)
+				continue;
+			for (j = 0; j < n; j++)
+				if (sgf_same(&cur->e[i], &e[j]))
+					break;
+			if (j < n)
+				continue;
+			if (n == KMAX_ENTRIES)
+				return -E2BIG;
+			e[n++] = cur->e[i];
+		}
+		memcpy(out->e, e, n * sizeof(e[0]));
+		out->n = n;
 	}
-	for (i = 0; i < n; i++)
-		fields += !!e[i].mask;
+	for (i = 0; i < out->n; i++)
+		fields += !!out->e[i].mask;
 	if (fields > KMAX_RULES)
 		return -E2BIG;
-	memcpy(out->e, e, n * sizeof(e[0]));
-	out->n = n;
 	sgf_sort(out);
 	return 0;
 }
@@ -494,6 +529,18 @@ int selftest(void)
 		len += (size_t)sprintf(text + len, " 0x%02zx", i & 0xff);
 	expect(model_store(&sbc, SGF_READ, text, len, &next) == -E2BIG,
 	       "385 tokens: E2BIG before the duplicates are found");
+	expect(model_store(&sbc, SGF_READ, "+0x42 +0xc1", 11, &next) == 0 &&
+	       has_token(&next, SGF_READ, "0x42") && has_token(&next, SGF_READ, "0x28") &&
+	       !has_token(&next, SGF_WRITE, "0x42"), "+ moves UNMAP to read and keeps the rest");
+	expect(model_store(&sbc, SGF_READ, "-0x28", 5, &next) == 0 &&
+	       !has_token(&next, SGF_READ, "0x28"), "- takes READ(10) out of read");
+	expect(model_store(&sbc, SGF_READ, "-0x2a", 5, &next) == -EINVAL,
+	       "- before a command of another class: EINVAL");
+	expect(model_store(&sbc, SGF_READ, "+0x28 0x2a", 10, &next) == -EINVAL,
+	       "prefixed and unprefixed tokens mixed: EINVAL");
+	expect(model_store(&sbc, SGF_PRIV, "+0x9e", 5, &next) == 0 &&
+	       !has_token(&next, SGF_READ, "0x9e/sa=0x10"),
+	       "+ before a whole opcode in priv drops every form of it");
 	sgf_parse_token("0x12/cdb1&0x1f=0x01", &e);
 	sgf_format_token(&e, tok, sizeof(tok));
 	expect(!strcmp(tok, "0x12/sa=0x01"), "cdb1&0x1f reads back as sa= (kernel's show)");

@@ -4,7 +4,7 @@ both open modes, on a scsi_debug device of each command set, sent by the
 unprivileged user; each verdict compared with the policy document.
 
 On the patched kernel the expected verdict comes from policy/default.policy
-(through gen-kernel-table's reference model); on stock 6.1 from
+(through policy/model's reference model); on stock 6.1 from
 policy/linux-6.1.list plus sg's known exemptions, which checks that
 transcription against the real stock kernel.
 

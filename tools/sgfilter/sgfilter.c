@@ -250,30 +250,6 @@ static int cmd_check(const struct sgf_device *d, char **argv, int argc)
 	return 0;
 }
 
-/* Write the commands of the classes in @changed (a bit per class). */
-static int store(const struct sgf_device *d, const struct sgf_policy *p,
-		 unsigned int changed)
-{
-	static const char *const files[] = { "priv", "read", "write" };
-	static char buf[16384];
-	char err[1024];
-	int cls, ret;
-
-	/* read and write first: a priv exception needs its opcode's entry */
-	for (cls = SGF_WRITE; cls >= SGF_PRIV; cls--) {
-		if (!(changed & 1u << cls))
-			continue;
-		if (sgf_format_class(p, (enum sgf_class)cls, buf, sizeof(buf)) >=
-		    sizeof(buf) - 1)
-			return fail(SGF_E_REFUSED, "policy too large");
-		strcat(buf, "\n");
-		ret = sgf_write_attr(d, files[cls], buf, err, sizeof(err));
-		if (ret)
-			return fail(ret, err);
-	}
-	return 0;
-}
-
 /*
  * The device's policy, and the commands named on the command line (at most
  * 256, as main() allows), all resolved before anything changes.
@@ -293,88 +269,74 @@ static int load_commands(const struct sgf_device *d, struct sgf_policy *p,
 	return 0;
 }
 
+/*
+ * Give the commands @keys the class of file @file in one write of "+"
+ * edits, which the kernel applies all or nothing: no other command, and no
+ * change another administrator makes meanwhile, is touched.
+ */
+static int edit(const struct sgf_device *d, const char *file,
+		const struct sgf_entry *keys, int n)
+{
+	static char buf[256 * (SGF_TOKEN_MAX + 2) + 2];
+	char err[1024], tok[SGF_TOKEN_MAX + 1];
+	size_t len = 0;
+	int i, j, ret;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && !sgf_same(&keys[j], &keys[i]); j++)
+			;
+		if (j < i)
+			continue;	/* named twice: one change */
+		sgf_format_token(&keys[i], tok, sizeof(tok));
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s+%s",
+					len ? " " : "", tok);
+	}
+	snprintf(buf + len, sizeof(buf) - len, "\n");
+	ret = sgf_write_attr(d, file, buf, err, sizeof(err));
+	return ret ? fail(ret, err) : 0;
+}
+
 static int cmd_allow(const struct sgf_device *d, char **argv, int argc,
 		     enum sgf_class cls)
 {
 	static struct sgf_policy p;
 	static struct sgf_entry keys[256];
-	struct sgf_entry e, *old;
 	char tok[SGF_TOKEN_MAX + 1];
-	unsigned int changed = 0;
 	int ret, i;
 
 	ret = load_commands(d, &p, argv, argc, keys);
+	if (!ret)
+		ret = edit(d, cls == SGF_READ ? "read" : "write", keys, argc);
 	if (ret)
 		return ret;
 	for (i = 0; i < argc; i++) {
-		e = keys[i];
-		old = (struct sgf_entry *)sgf_find(&p, &e);
-		if (old && old->cls == cls)
-			continue;
-		if (old) {
-			changed |= 1u << old->cls;
-			old->cls = cls;
-		} else {
-			if (p.n == SGF_MAX_ENTRIES)
-				return fail(SGF_E_REFUSED, "policy too large");
-			e.cls = cls;
-			p.e[p.n++] = e;
-		}
-		changed |= 1u << cls;
-		sgf_format_token(&e, tok, sizeof(tok));
-		printf("%s: %s %s: %s\n", d->hctl, tok, sgf_entry_name(p.set, &e),
+		sgf_format_token(&keys[i], tok, sizeof(tok));
+		printf("%s: %s %s: %s\n", d->hctl, tok,
+		       sgf_entry_name(p.set, &keys[i]),
 		       cls == SGF_READ ? "any open" : "an open for writing");
 	}
-	sgf_sort(&p);
-	return store(d, &p, changed);
+	return 0;
 }
 
+/* "+" in priv: a whole opcode loses every entry, a field gets an exception. */
 static int cmd_deny(const struct sgf_device *d, char **argv, int argc)
 {
 	static struct sgf_policy p;
 	static struct sgf_entry keys[256];
-	struct sgf_entry e, whole;
-	const struct sgf_entry *w;
 	char tok[SGF_TOKEN_MAX + 1];
-	unsigned int changed = 0;
 	int ret, i;
-	size_t k;
 
 	ret = load_commands(d, &p, argv, argc, keys);
+	if (!ret)
+		ret = edit(d, "priv", keys, argc);
 	if (ret)
 		return ret;
 	for (i = 0; i < argc; i++) {
-		e = keys[i];
-		sgf_format_token(&e, tok, sizeof(tok));
-		if (!e.mask) {
-			/* the whole opcode: every entry of it goes */
-			for (k = p.n; k-- > 0;)
-				if (p.e[k].opcode == e.opcode) {
-					changed |= 1u << p.e[k].cls;
-					sgf_remove(&p, &p.e[k]);
-				}
-		} else {
-			const struct sgf_entry *old = sgf_find(&p, &e);
-
-			if (old && old->cls != SGF_PRIV) {
-				changed |= 1u << old->cls;
-				sgf_remove(&p, &e);
-			}
-			whole = (struct sgf_entry){ .opcode = e.opcode, .width = 1 };
-			w = sgf_find(&p, &whole);
-			if (w && w->cls != SGF_PRIV && !sgf_find(&p, &e)) {
-				if (p.n == SGF_MAX_ENTRIES)
-					return fail(SGF_E_REFUSED, "policy too large");
-				e.cls = SGF_PRIV;
-				p.e[p.n++] = e;
-				changed |= 1u << SGF_PRIV;
-			}
-		}
+		sgf_format_token(&keys[i], tok, sizeof(tok));
 		printf("%s: %s %s: needs CAP_SYS_RAWIO\n", d->hctl, tok,
-		       sgf_entry_name(p.set, &e));
+		       sgf_entry_name(p.set, &keys[i]));
 	}
-	sgf_sort(&p);
-	return store(d, &p, changed);
+	return 0;
 }
 
 static int cmd_reset(const struct sgf_device *d)

@@ -24,7 +24,8 @@ struct sgf_entry {
 	enum sgf_class cls;
 };
 
-#define SGF_MAX_ENTRIES 512
+/* as the kernel: every opcode, and 128 commands on CDB fields */
+#define SGF_MAX_ENTRIES (256 + 128)
 #define SGF_TOKEN_MAX 32
 
 struct sgf_policy {
