@@ -4,6 +4,8 @@
 . "$(dirname "$0")/lib.sh"
 
 check "guest runs the $SGF_KERNEL kernel $(uname -r)" test -n "$(uname -r)"
+check "guest has its two vCPUs online ($(cat /sys/devices/system/cpu/online)): the races run in parallel" \
+	test "$(cat /sys/devices/system/cpu/online)" = 0-1
 check "unprivileged user is uid $USER_ID" test "$(as_user id -u)" = $USER_ID
 check "unprivileged user has no capabilities" \
 	grep -qx 'CapEff:	0000000000000000' <(as_user cat /proc/self/status)
