@@ -5,7 +5,7 @@
 # does not pass the filter, as the yardstick of the machine's speed at that
 # moment. ./run perf boots the patched and the stock kernel the same way,
 # in alternating rounds, and compares; each line of /tmp/out/perf-e2e.txt
-# is one measurement.
+# is one measurement. Then two processes on the two vCPUs at once ("tur2").
 . "$(dirname "$0")/lib.sh"
 
 RATE=$SGF_BUILD/bin/sgio-rate
@@ -21,5 +21,15 @@ for r in $(seq "$rounds"); do
 		echo "kernel=$SGF_KERNEL round=$r $out" >>/tmp/out/perf-e2e.txt
 		check "round $r: $cmd as uid $USER_ID on $DBGDISK_NODE: ${out##* }" test $rc = 0
 	done
+	# two processes, one on each vCPU, sending TEST UNIT READY to the same
+	# disk at once: the sum of their rates ("tur2")
+	as_user taskset -c 0 "$RATE" -t "$seconds" tur "$DBGDISK_NODE" >/tmp/tur2.0 2>&1 &
+	p0=$!
+	as_user taskset -c 1 "$RATE" -t "$seconds" tur "$DBGDISK_NODE" >/tmp/tur2.1 2>&1 &
+	p1=$!
+	wait $p0 && wait $p1 && rc=0 || rc=$?
+	sum=$(sed -n 's/.* rate=\([0-9.]*\).*/\1/p' /tmp/tur2.0 /tmp/tur2.1 | awk '{ s += $1 } END { printf "%.1f", s }')
+	echo "kernel=$SGF_KERNEL round=$r cmd=tur2 procs=2 rate=$sum" >>/tmp/out/perf-e2e.txt
+	check "round $r: tur from two processes on two vCPUs at once: rate=$sum" test $rc = 0
 done
 finish_suite
