@@ -1,9 +1,9 @@
 #!/bin/bash
 # Memory comes back: every SCSI device is given policies of its own, edited,
-# refused malformed edits and reset, many times over; kmemleak (the debug
-# kernel has it) then scans for objects nothing points at any more, and
-# none may have been allocated by the command filter. On stock 6.1 there is
-# no per-device policy to leak: the suite says so.
+# refused malformed edits and reset, many times over; kmemleak (in the
+# leaks flavour of the debug kernel) then scans for objects nothing points
+# at any more, and none may have been allocated by the command filter. On
+# stock 6.1 there is no per-device policy to leak: the suite says so.
 . "$(dirname "$0")/lib.sh"
 
 KML=/sys/kernel/debug/kmemleak
