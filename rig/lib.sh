@@ -4,14 +4,23 @@ set -euo pipefail
 
 SGF_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SGF_BUILD=${SGF_BUILD:-$SGF_TOP/build}
-SGF_TREE=$SGF_BUILD/linux            # patched tree: git repo, series applied
-SGF_STOCK=$SGF_BUILD/linux-stock     # stock tree: worktree at tag "stock"
-SGF_OUT=$SGF_BUILD/out               # kernel build outputs, one per kernel
-SGF_RUNS=$SGF_BUILD/runs             # one folder per guest boot
-SGF_PATCHES=$SGF_TOP/kernel/patches
-SGF_RIG_PATCHES=$SGF_TOP/kernel/rig-patches   # applied after the series, never sent upstream
-SGF_SOURCE_TARBALL=${SGF_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-export SGF_TOP SGF_BUILD
+# The kernels the series exists for: Debian's linux-source-<version>.
+# SGF_KVER picks one (6.1 unless set); every path below is that kernel's.
+SGF_KVERS=(6.1 6.12)
+SGF_KVER_SET=${SGF_KVER_SET:-${SGF_KVER:+1}}   # set: the caller chose the version
+SGF_KVER=${SGF_KVER:-6.1}
+case " ${SGF_KVERS[*]} " in
+*" $SGF_KVER "*) ;;
+*) printf 'error: SGF_KVER=%s: the series exists for %s\n' "$SGF_KVER" "${SGF_KVERS[*]}" >&2; exit 1 ;;
+esac
+SGF_TREE=$SGF_BUILD/linux-$SGF_KVER           # patched tree: git repo, series applied
+SGF_STOCK=$SGF_BUILD/linux-$SGF_KVER-stock    # stock tree: worktree at tag "stock"
+SGF_OUT=$SGF_BUILD/out/$SGF_KVER              # kernel build outputs, one per kernel
+SGF_RUNS=$SGF_BUILD/runs                      # one folder per guest boot
+SGF_PATCHES=$SGF_TOP/kernel/patches/$SGF_KVER
+SGF_RIG_PATCHES=$SGF_TOP/kernel/rig-patches/$SGF_KVER   # applied after the series, never sent upstream
+SGF_SOURCE_TARBALL=${SGF_SOURCE_TARBALL:-/usr/src/linux-source-$SGF_KVER.tar.xz}
+export SGF_TOP SGF_BUILD SGF_KVER SGF_KVER_SET
 
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Per-device policy, unpriv_sgio, the audit of denials, and sgfilter, on the
-# real sysfs of the booted kernel. On stock 6.1 none of this exists: the
+# real sysfs of the booted kernel. On stock $SGF_KVER none of this exists: the
 # suite checks that sgfilter says so (exit 5) and that unpriv_sgio is absent.
 . "$(dirname "$0")/lib.sh"
 
@@ -12,13 +12,13 @@ queue_of() { echo "/sys/class/block/$(basename "$1")/queue"; }
 if [ "$SGF_KERNEL" = stock ]; then
 	rc=0
 	out=$("$SGFILTER" show "$HD_NODE" 2>&1) || rc=$?
-	check "sgfilter on stock 6.1 reports a kernel without the feature (exit $rc)" test $rc = 5
-	check "stock 6.1 has no cmd_filter/ for $HD_HCTL" test ! -e "$(cf "$HD_HCTL")"
-	check "stock 6.1 has no queue/unpriv_sgio" test ! -e "$(queue_of "$HD_NODE")/unpriv_sgio"
+	check "sgfilter on stock $SGF_KVER reports a kernel without the feature (exit $rc)" test $rc = 5
+	check "stock $SGF_KVER has no cmd_filter/ for $HD_HCTL" test ! -e "$(cf "$HD_HCTL")"
+	check "stock $SGF_KVER has no queue/unpriv_sgio" test ! -e "$(queue_of "$HD_NODE")/unpriv_sgio"
 	# what unpriv_sgio=1 would change on the patched kernel is what stock
 	# already does for a read-write sg open: WRITE BUFFER reaches the disk
 	user_probe -e sgio -m rw "$HD_SG" 3b 05 00 00 00 00 00 00 00 00
-	check "stock 6.1: WRITE BUFFER through a read-write sg open reaches the disk" \
+	check "stock $SGF_KVER: WRITE BUFFER through a read-write sg open reaches the disk" \
 		test "$PROBE_VERDICT" = reached
 	finish_suite
 fi
@@ -226,11 +226,17 @@ check "audit: cmd_filter/allowed of HD rose by 1 ($allowed0 -> $(cat "$D/allowed
 	test "$(cat "$D/allowed")" = $((allowed0 + 1))
 log=$(dmesg | sed -E 's/sgprobe\[[0-9]+\]/sgprobe[PID]/')
 echo "$log" | grep "command filter" | sed 's/^/# /'
+# Since 6.5, scsi_cmd_allowed() is told only whether the open is for
+# writing (bool open_for_write), not the whole open mode: the 6.12 series
+# logs a "writable open" where the 6.1 one tells "read-write" from
+# "write-only"
+rw_open=read-write
+[ "$SGF_KVER" = 6.1 ] || rw_open=writable
 while IFS= read -r want; do
 	check "audit: log line '${want#*: }'" grep -qF "$want" <<<"$log"
 done <<EOF
 $HD_HCTL: command filter: denied PERSISTENT RESERVE IN (0x5e) to sgprobe[PID] uid 65534, read-only open, SG_IO
-$HD_HCTL: command filter: denied WRITE BUFFER (firmware download) (0x3b) to sgprobe[PID] uid 65534, read-write open, sg write()
+$HD_HCTL: command filter: denied WRITE BUFFER (firmware download) (0x3b) to sgprobe[PID] uid 65534, $rw_open open, sg write()
 $HD_HCTL: command filter: denied SERVICE ACTION IN(16) (other service actions) (0x9e/sa=0x14) to sgprobe[PID] uid 65534, read-only open, bsg
 $HD_HCTL: command filter: denied UNMAP (0x42) to sgprobe[PID] uid 65534, read-only open, SCSI_IOCTL_SEND_COMMAND
 $CD_HCTL: command filter: denied WRITE BUFFER (firmware download) (0x3b) to sgprobe[PID] uid 65534, read-only open, CDROM_SEND_PACKET

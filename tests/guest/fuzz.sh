@@ -8,7 +8,7 @@
 #   SGF_FUZZ_CHUNK     seconds (default 60), each with its own seed and trace
 #   SGF_FUZZ_WRITES    policy-file writes (default 3000)
 #   SGF_FUZZ_SEED      first seed (default: from the clock; printed)
-# On stock 6.1 the same run must find verdicts that break the policy and
+# On stock $SGF_KVER the same run must find verdicts that break the policy and
 # commands it denies reaching devices: the test fails there, as it must.
 # Leaves the figures in $SGF_RUN/out/fuzz-summary.txt for the reports.
 . "$(dirname "$0")/lib.sh"
@@ -107,9 +107,9 @@ if [ "$lost" != 0 ]; then
 fi
 if [ "$SGF_KERNEL" = stock ]; then
 	if [ "$violations" -gt 0 ] && [ "$tviol" -gt 0 ]; then
-		ok "stock 6.1 fails the campaign, as it must: $violations of $consulted verdicts allowed what the policy denies, and the midlayer dispatched $tviol commands the policy denies"
+		ok "stock $SGF_KVER fails the campaign, as it must: $violations of $consulted verdicts allowed what the policy denies, and the midlayer dispatched $tviol commands the policy denies"
 	else
-		not_ok "stock 6.1 showed no verdict against the policy ($violations) or none dispatched ($tviol): the test could not fail"
+		not_ok "stock $SGF_KVER showed no verdict against the policy ($violations) or none dispatched ($tviol): the test could not fail"
 	fi
 else
 	if [ "$mismatches" = 0 ] && [ "$consulted" -gt 0 ]; then

@@ -82,7 +82,7 @@ probe_all() {
 finish_suite() { exit $SGF_FAILED; }
 
 # hole DESCRIPTION SGPROBE-ARGS...: a security regression test. On the
-# patched kernel the command must be denied. On stock 6.1 the same test
+# patched kernel the command must be denied. On stock $SGF_KVER the same test
 # must fail, the command reaching the device as we measured; a hole that
 # stock does not show means the test could not fail, which is a failure.
 hole() {
@@ -91,9 +91,9 @@ hole() {
 	user_probe "$@"
 	if [ "$SGF_KERNEL" = stock ]; then
 		if [ "$PROBE_VERDICT" = reached ]; then
-			ok "$desc: reached the device on stock 6.1 (the hole; this test fails there, as it must)"
+			ok "$desc: reached the device on stock $SGF_KVER (the hole; this test fails there, as it must)"
 		else
-			not_ok "$desc: stock 6.1 did not show the hole (got ${PROBE_VERDICT:-nothing}), so the test cannot fail" "$PROBE_OUT"
+			not_ok "$desc: stock $SGF_KVER did not show the hole (got ${PROBE_VERDICT:-nothing}), so the test cannot fail" "$PROBE_OUT"
 		fi
 	elif [ "$PROBE_VERDICT" = denied ]; then
 		ok "$desc: denied"
@@ -141,7 +141,7 @@ as_member() {
 # $COMPAT_GROUP. Each records a line "ID<tab>EXIT-STATUS<tab>listed or -
 # <tab>DESCRIPTION" in /tmp/out/$SUITE.outcomes ("listed": a difference the
 # policy lists); after both kernels ran, tests/host/compat-compare holds the
-# patched kernel's records against stock 6.1's: every unlisted outcome must
+# patched kernel's records against stock $SGF_KVER's: every unlisted outcome must
 # be the same.
 # compat_run CMD...: sets COMPAT_OUT and COMPAT_RC
 compat_run() {
@@ -198,9 +198,9 @@ refused() {
 	if [ "$SGF_KERNEL" = stock ]; then
 		compat_record "$id" "$desc"
 		if sg_reached "$COMPAT_RC"; then
-			ok "$desc: reaches the device on stock 6.1 (exit $COMPAT_RC)"
+			ok "$desc: reaches the device on stock $SGF_KVER (exit $COMPAT_RC)"
 		else
-			not_ok "$desc: stock 6.1 refused it (exit $COMPAT_RC)" "$*" "$(echo "$COMPAT_OUT" | tail -3)"
+			not_ok "$desc: stock $SGF_KVER refused it (exit $COMPAT_RC)" "$*" "$(echo "$COMPAT_OUT" | tail -3)"
 		fi
 		echo 1 >/sys/kernel/tracing/tracing_on
 		return
@@ -227,7 +227,7 @@ refused() {
 # commands_check ROLE SET: what the programs really sent to ROLE's device
 # since trace_reset (the midlayer's scsi_dispatch_cmd_start tracepoint):
 # every command must be one the SET policy gives an unprivileged writable
-# open. On stock 6.1, where a read-write sg open is not filtered, this is
+# open. On stock $SGF_KVER, where a read-write sg open is not filtered, this is
 # what holds the policy against real software. The list is left in
 # /tmp/out/commands-SUITE-ROLE.txt.
 commands_check() {

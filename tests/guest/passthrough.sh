@@ -5,7 +5,7 @@
 # its /dev/sg* (what QEMU's scsi-generic does for an unprivileged emulator)
 # gets every command once root sets it, as a read-write sg open did on 6.1,
 # and for that device only. For a disk the file is the same state as the
-# queue/unpriv_sgio that libvirt writes. On stock 6.1 there is no switch:
+# queue/unpriv_sgio that libvirt writes. On stock $SGF_KVER there is no switch:
 # the suite says so and shows what the switch restores, 6.1's unfiltered
 # read-write sg open.
 . "$(dirname "$0")/lib.sh"
@@ -26,12 +26,12 @@ denied_of() {
 }
 
 if [ "$SGF_KERNEL" = stock ]; then
-	check "stock 6.1 has no cmd_filter/unfiltered for the tape $VTAPE_HCTL" test ! -e "$(uf "$VTAPE_HCTL")"
+	check "stock $SGF_KVER has no cmd_filter/unfiltered for the tape $VTAPE_HCTL" test ! -e "$(uf "$VTAPE_HCTL")"
 	n=$(denied_of "$TAPE_SG")
-	check "stock 6.1: TAPE $TAPE_SG read-write: all 256 opcodes reach the tape ($n denied)" test "$n" = 0
+	check "stock $SGF_KVER: TAPE $TAPE_SG read-write: all 256 opcodes reach the tape ($n denied)" test "$n" = 0
 	PROBE_AS="as_member tape" probe_all <<EOF
-reached|stock 6.1: tape member, VTAPE $VTAPE_SG read-write: WRITE BUFFER|-m rw $VTAPE_SG $WB
-reached|stock 6.1: tape member, VTAPE $VTAPE_SG read-write: SECURITY PROTOCOL OUT|-m rw $VTAPE_SG $SPOUT
+reached|stock $SGF_KVER: tape member, VTAPE $VTAPE_SG read-write: WRITE BUFFER|-m rw $VTAPE_SG $WB
+reached|stock $SGF_KVER: tape member, VTAPE $VTAPE_SG read-write: SECURITY PROTOCOL OUT|-m rw $VTAPE_SG $SPOUT
 EOF
 	finish_suite
 fi
@@ -90,7 +90,7 @@ EOF
 # sgfilter's switch, on scsi_debug's tape (which answers every opcode)
 check "sgfilter unfiltered TAPE 1" "$SGFILTER" unfiltered "$TAPE_SG" 1
 n=$(denied_of "$TAPE_SG")
-check "unfiltered=1: TAPE $TAPE_SG read-write: all 256 opcodes reach the tape, as on 6.1 ($n denied)" test "$n" = 0
+check "unfiltered=1: TAPE $TAPE_SG read-write: all 256 opcodes reach the tape, as on stock $SGF_KVER ($n denied)" test "$n" = 0
 check "sgfilter unfiltered TAPE 0" "$SGFILTER" unfiltered "$TAPE_SG" 0
 n=$(denied_of "$TAPE_SG")
 check "unfiltered=0 again: the ssc policy refuses $n of the 256 opcodes" test "$n" -gt 0

@@ -12,7 +12,7 @@
 #    get by opening the node itself, which is less than 6.1 grants through
 #    a read-write sg descriptor (6.1 skips its filter there); and sg's
 #    write() still refuses a descriptor opened with other credentials.
-# Security tests use hole(): on stock 6.1 they must fail (the command
+# Security tests use hole(): on stock $SGF_KVER they must fail (the command
 # reaches the device), on the filter they must pass.
 . "$(dirname "$0")/lib.sh"
 
@@ -73,7 +73,7 @@ if [ "$SGF_KERNEL" = patched ]; then
 	check "the policy and unpriv_sgio are byte-identical after those attempts" \
 		test "$before" = "$after"
 else
-	check "stock 6.1 has no per-device policy for a user namespace to change" \
+	check "stock $SGF_KVER has no per-device policy for a user namespace to change" \
 		test ! -e "$pol" -a ! -e "$q/unpriv_sgio"
 fi
 
@@ -111,7 +111,7 @@ check "a passed read-write sg descriptor still carries INQUIRY (SG_IO): ${PROBE_
 cnt=/sys/bus/scsi/devices/$HD_HCTL/cmd_filter
 [ "$SGF_KERNEL" = patched ] && before=$(cat $cnt/allowed $cnt/denied)
 passed_probe -e sgrw -i 36 "$HD_SG" 12 00 00 00 24 00
-check "sg write() through a passed descriptor is refused (EPERM), even INQUIRY, as in 6.1: ${PROBE_VERDICT:-?}" \
+check "sg write() through a passed descriptor is refused (EPERM), even INQUIRY, as on stock $SGF_KVER: ${PROBE_VERDICT:-?}" \
 	test "$PROBE_VERDICT" = denied
 if [ "$SGF_KERNEL" = patched ]; then
 	after=$(cat $cnt/allowed $cnt/denied)

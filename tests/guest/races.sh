@@ -136,9 +136,9 @@ if [ "$SGF_KERNEL" = stock ]; then
 	# stock lets WRITE BUFFER through a read-write sg open: the hammer must
 	# see it, or this test could not fail there
 	if [ "$viol" -gt 0 ]; then
-		ok "stock 6.1 fails, as it must: $viol refused commands (WRITE BUFFER, 0xc1) reached hot-added devices"
+		ok "stock $SGF_KVER fails, as it must: $viol refused commands (WRITE BUFFER, 0xc1) reached hot-added devices"
 	else
-		not_ok "stock 6.1 showed no refused command reaching a device: the test could not fail"
+		not_ok "stock $SGF_KVER showed no refused command reaching a device: the test could not fail"
 	fi
 	check "hot add/remove under traffic: $cycles cycles, $calls SG_IO ($reached INQUIRY answered, $gone failed on removed devices), no crash" \
 		test "$cycles" -gt 3 -a "$r1" -le 1 -a "$r2" -le 1 -a "$reached" -gt 0 -a "$gone" -gt 0

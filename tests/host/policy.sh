@@ -11,12 +11,15 @@ else
 	echo "not ok - policy(host): default.policy is invalid"
 	echo "$out" | sed 's/^/# /' | head -20
 fi
-intree=$SGF_TREE/drivers/scsi/scsi_cmd_filter.policy
-if cmp -s "$policy" "$intree"; then
-	echo "ok - policy(host): the series carries default.policy as drivers/scsi/scsi_cmd_filter.policy"
-else
-	echo "not ok - policy(host): drivers/scsi/scsi_cmd_filter.policy in the series differs from default.policy (run policy/update)"
-fi
+# one policy source for every kernel the series exists for
+for v in "${SGF_KVERS[@]}"; do
+	intree=$SGF_BUILD/linux-$v/drivers/scsi/scsi_cmd_filter.policy
+	if cmp -s "$policy" "$intree"; then
+		echo "ok - policy(host): the $v series carries default.policy as drivers/scsi/scsi_cmd_filter.policy"
+	else
+		echo "not ok - policy(host): drivers/scsi/scsi_cmd_filter.policy in the $v series differs from default.policy (run SGF_KVER=$v policy/update)"
+	fi
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 gen=$tmp/gen_scsi_cmd_filter
@@ -53,10 +56,15 @@ a note that is not a change|sbc  0xc5  -  read  VENDOR -- because
 uppercase hex|sbc  0xC5  -  read  VENDOR
 ROWS
 # The transcription of 6.1's list names its constants: each must have the
-# value the stock headers give it (this caught WRITE_LONG_2 = 0xea).
-if out=$(python3 - "$SGF_STOCK" "$SGF_TOP/policy/linux-6.1.list" <<'PY'
+# value the stock headers give it (this caught WRITE_LONG_2 = 0xea), on
+# every kernel; and every later kernel's scsi_cmd_allowed() must list the
+# same opcodes as 6.1's, so that the one transcription is the old policy of
+# both (on 6.12 the function differs only in taking bool open_for_write).
+for v in "${SGF_KVERS[@]}"; do
+	stock=$SGF_BUILD/linux-$v-stock
+	if out=$(python3 - "$stock" "$SGF_TOP/policy/linux-6.1.list" "$SGF_BUILD/linux-6.1-stock" <<'PY'
 import re, sys
-stock, listing = sys.argv[1], sys.argv[2]
+stock, listing, stock61 = sys.argv[1], sys.argv[2], sys.argv[3]
 defs = {}
 for f in ("include/scsi/scsi_proto.h", "include/uapi/linux/cdrom.h"):
     for m in re.finditer(r"#define\s+(\w+)\s+(0x[0-9a-fA-F]+|\d+)", open(f"{stock}/{f}").read()):
@@ -68,13 +76,22 @@ for line in open(listing):
         op, _, names = line.split(None, 2)
         for n in (x.strip() for x in names.split(",")):
             if defs.get(n) != int(op, 16):
-                print(f"{n} is {defs.get(n)!r} in 6.1's headers, listed as {op}")
+                print(f"{n} is {defs.get(n)!r} in the headers, listed as {op}")
                 bad = 1
+def cases(tree):
+    src = open(f"{tree}/drivers/scsi/scsi_ioctl.c").read()
+    body = src[src.index("bool scsi_cmd_allowed("):]
+    body = body[:body.index("EXPORT_SYMBOL(scsi_cmd_allowed)")]
+    return re.findall(r"^\s*case (\w+):", body, re.M)
+if cases(stock) != cases(stock61):
+    print("scsi_cmd_allowed()'s case list differs from 6.1's")
+    bad = 1
 sys.exit(bad)
 PY
-); then
-	echo "ok - policy(host): every constant in linux-6.1.list has the value 6.1's headers give it"
-else
-	echo "not ok - policy(host): linux-6.1.list disagrees with 6.1's headers"
-	echo "$out" | sed 's/^/# /'
-fi
+	); then
+		echo "ok - policy(host): every constant in linux-6.1.list has the value $v's headers give it, and $v's scsi_cmd_allowed() lists the same opcodes as 6.1's"
+	else
+		echo "not ok - policy(host): linux-6.1.list disagrees with $v's stock kernel"
+		echo "$out" | sed 's/^/# /'
+	fi
+done
