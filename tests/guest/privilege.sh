@@ -12,7 +12,7 @@
 #    get by opening the node itself, which is less than 6.1 grants through
 #    a read-write sg descriptor (6.1 skips its filter there); and sg's
 #    write() still refuses a descriptor opened with other credentials.
-# Security tests use hole(): on stock $SGF_KVER they must fail (the command
+# Security tests use hole(): on the stock kernel they must fail (the command
 # reaches the device), on the filter they must pass.
 . "$(dirname "$0")/lib.sh"
 
