@@ -1,6 +1,6 @@
 #!/bin/bash
 # Per-device policy, unpriv_sgio, the audit of denials, and sgfilter, on the
-# real sysfs of the booted kernel. on the stock kernel none of this exists: the
+# real sysfs of the booted kernel. On the stock kernel none of this exists: the
 # suite checks that sgfilter says so (exit 5) and that unpriv_sgio is absent.
 . "$(dirname "$0")/lib.sh"
 

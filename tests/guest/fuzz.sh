@@ -8,7 +8,7 @@
 #   SGF_FUZZ_CHUNK     seconds (default 60), each with its own seed and trace
 #   SGF_FUZZ_WRITES    policy-file writes (default 3000)
 #   SGF_FUZZ_SEED      first seed (default: from the clock; printed)
-# on the stock kernel the same run must find verdicts that break the policy and
+# On the stock kernel the same run must find verdicts that break the policy and
 # commands it denies reaching devices: the test fails there, as it must.
 # Leaves the figures in $SGF_RUN/out/fuzz-summary.txt for the reports.
 . "$(dirname "$0")/lib.sh"

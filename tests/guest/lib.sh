@@ -82,7 +82,7 @@ probe_all() {
 finish_suite() { exit $SGF_FAILED; }
 
 # hole DESCRIPTION SGPROBE-ARGS...: a security regression test. On the
-# patched kernel the command must be denied. on the stock kernel the same test
+# patched kernel the command must be denied. On the stock kernel the same test
 # must fail, the command reaching the device as we measured; a hole that
 # stock does not show means the test could not fail, which is a failure.
 hole() {
@@ -227,7 +227,7 @@ refused() {
 # commands_check ROLE SET: what the programs really sent to ROLE's device
 # since trace_reset (the midlayer's scsi_dispatch_cmd_start tracepoint):
 # every command must be one the SET policy gives an unprivileged writable
-# open. on the stock kernel, where a read-write sg open is not filtered, this is
+# open. On the stock kernel, where a read-write sg open is not filtered, this is
 # what holds the policy against real software. The list is left in
 # /tmp/out/commands-SUITE-ROLE.txt.
 commands_check() {

@@ -5,7 +5,7 @@
 # its /dev/sg* (what QEMU's scsi-generic does for an unprivileged emulator)
 # gets every command once root sets it, as a read-write sg open did on 6.1,
 # and for that device only. For a disk the file is the same state as the
-# queue/unpriv_sgio that libvirt writes. on the stock kernel there is no switch:
+# queue/unpriv_sgio that libvirt writes. On the stock kernel there is no switch:
 # the suite says so and shows what the switch restores, 6.1's unfiltered
 # read-write sg open.
 . "$(dirname "$0")/lib.sh"
