@@ -8,6 +8,14 @@ On the patched kernel the expected verdict comes from policy/default.policy
 policy/linux-6.1.list plus sg's known exemptions, which checks that
 transcription against the real stock kernel.
 
+sg's read-write opens, its write() and its scanners are filtered on stock
+by nobody, and on the patched kernel only with the opt-in sg.filter_all:
+by default (no argument) the patched kernel must answer those probes as
+stock does, and their verdicts are also left in /tmp/matrix-sg-rw.txt
+for the host to hold against stock's (tests/host/sg-rw-compare). With
+--filter-all (matrix.sh sets sg.filter_all first) only the sg entry points
+are probed, and the policy decides them too.
+
 Run as the unprivileged user; prints one TAP line per device, entry point
 and open mode ("ok - matrix: ...").
 """
@@ -26,6 +34,8 @@ policy, POL = sgfpolicy.load()
 
 SIC_LEN = [6, 10, 10, 12, 16, 12, 10, 10]
 RESULTS = "/tmp/matrix-results.txt"   # H:C:T:L cdb verdict, for dispatch-check.py
+SG_RW = "/tmp/matrix-sg-rw.txt"     # the unfiltered sg probes and their verdicts
+FILTER_ALL = "--filter-all" in sys.argv[1:]
 
 
 def devices():
@@ -50,6 +60,15 @@ def as_sent(entry, cdb):
     return (cdb + [0] * n)[:n]
 
 
+def sg_unfiltered(entry, node_kind, ptype, mode):
+    """sg's rule on stock, and on the patched kernel without sg.filter_all:
+    only SG_IO on an open that is not read-write is filtered, scanners
+    excepted."""
+    if FILTER_ALL and KERNEL == "patched":
+        return False
+    return node_kind == "sg" and entry in ("sgio", "sgrw") and (ptype == 6 or mode == "rw")
+
+
 def expected(entry, node_kind, ptype, mode, cdb):
     """'denied' or 'reached' for this probe on this kernel."""
     if node_kind == "st":
@@ -57,10 +76,9 @@ def expected(entry, node_kind, ptype, mode, cdb):
     if node_kind == "sg" and entry == "packet" and mode == "ro":
         return "denied"                    # sg refuses unknown ioctls read-only
     sent = as_sent(entry, cdb)
+    if sg_unfiltered(entry, node_kind, ptype, mode):
+        return "reached"
     if KERNEL == "stock":
-        if node_kind == "sg" and entry in ("sgio", "sgrw"):
-            if ptype == 6 or (mode == "rw"):
-                return "reached"           # 6.1's sg: scanners and O_RDWR unfiltered
         cls = POL.stock_class(sent[0])
     else:
         cls = POL.decide(POL.set_of_type(ptype), sent)
@@ -70,12 +88,14 @@ def expected(entry, node_kind, ptype, mode, cdb):
 
 
 def plan():
-    """(group, expected, probe line, hctl) for every probe."""
+    """(group, expected, probe line, hctl, unfiltered sg probe) for every probe."""
     for role, ptype, node, sg, bsg in devices():
         hctl = os.path.basename(bsg)
         set_ = POL.set_of_type(ptype)
         nodes = [(sg, "sg", ("sgio", "sgrw", "sic", "packet")), (bsg, "bsg", ("bsg",))]
-        if node:
+        if FILTER_ALL:
+            nodes = [(sg, "sg", ("sgio", "sgrw"))]
+        elif node:
             kind = "st" if "/st" in node else "block"
             nodes.append((node, kind, ("sgio", "sic", "packet")))
         cdbs = [cdb for cdb, _ in policy.probe_cdbs(POL, set_)]
@@ -85,10 +105,13 @@ def plan():
                     if entry == "sgrw" and mode == "ro":
                         continue           # write() needs a writable open
                     group = f"{role} ({set_}) {dev} {entry} {mode}"
+                    if FILTER_ALL:
+                        group += " sg.filter_all"
                     for cdb in cdbs:
                         sent = as_sent(entry, cdb)
                         line = f"-e {entry} -m {mode} -t 5000 {dev} " + " ".join(f"{b:02x}" for b in sent)
-                        yield group, expected(entry, kind, ptype, mode, cdb), line, hctl
+                        yield (group, expected(entry, kind, ptype, mode, cdb), line, hctl,
+                               sg_unfiltered(entry, kind, ptype, mode))
 
 
 def main():
@@ -99,10 +122,13 @@ def main():
         print(f"not ok - matrix: {len(probes)} probes, {len(out)} answers")
         return 1
     groups = {}
-    log = open(RESULTS, "w")
-    for (group, want, line, hctl), got in zip(probes, out):
+    log = open(RESULTS, "a")
+    sg_rw = None if FILTER_ALL else open(SG_RW, "w")
+    for (group, want, line, hctl, unfiltered), got in zip(probes, out):
         verdict = got.partition(" verdict=")[2].split(" ")[0]
         log.write(f"{hctl} {''.join(line.split()[7:])} {verdict}\n")
+        if sg_rw and unfiltered:
+            sg_rw.write(f"{group}\t{line}\t{verdict}\n")
         g = groups.setdefault(group, [0, []])
         g[0] += 1
         if verdict != want:

@@ -1,11 +1,26 @@
 #!/bin/bash
 # The matrix (matrix.py) as the unprivileged user, with the midlayer's
-# scsi_dispatch_cmd_start tracepoint recording what reached the devices;
-# then the same opcodes as root, who may send anything.
+# scsi_dispatch_cmd_start tracepoint recording what reached the devices:
+# first as the kernel boots (sg's read-write opens, write() and scanners
+# unfiltered, as on stock), then on the patched kernel again through sg
+# with the opt-in sg.filter_all; then the same opcodes as root, who may
+# send anything.
 . "$(dirname "$0")/lib.sh"
 echo 32768 >/sys/kernel/tracing/buffer_size_kb
+rm -f /tmp/matrix-results.txt /tmp/matrix-sg-rw.txt
 trace_reset
 as_user python3 "$SGF_TOP/tests/guest/matrix.py" || SGF_FAILED=1
+if [ -s /tmp/matrix-sg-rw.txt ]; then
+	cp /tmp/matrix-sg-rw.txt /tmp/out/matrix-sg-rw.txt
+	ok "the unfiltered sg probes and their verdicts are in out/matrix-sg-rw.txt ($(wc -l </tmp/matrix-sg-rw.txt) probes)"
+else
+	not_ok "matrix.py left no verdicts of the unfiltered sg probes"
+fi
+if [ "$SGF_KERNEL" = patched ]; then
+	sg_filter_all Y
+	as_user python3 "$SGF_TOP/tests/guest/matrix.py" --filter-all || SGF_FAILED=1
+	sg_filter_all N
+fi
 echo 0 >/sys/kernel/tracing/tracing_on
 if out=$(python3 "$SGF_TOP/tests/guest/dispatch-check.py" /tmp/matrix-results.txt \
 	</sys/kernel/tracing/trace 2>&1); then

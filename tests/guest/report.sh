@@ -75,10 +75,10 @@ if [ "$SGF_KERNEL" = patched ]; then
 		q=/sys/class/block/$(basename "$HD_NODE")/queue/unpriv_sgio
 		echo "\$ echo 1 >$q"
 		echo 1 >"$q"
-		user_probe -m rw "$HD_SG" 3b 05 00 00 00 00 00 00 00 00
-		echo "  user's WRITE BUFFER on $HD_SG: ${PROBE_VERDICT:-?}"
-		user_probe -m rw "$DBGDISK_SG" 3b 05 00 00 00 00 00 00 00 00
-		echo "  user's WRITE BUFFER on another disk, $DBGDISK_SG: ${PROBE_VERDICT:-?}"
+		user_probe -m rw "$HD_NODE" 3b 05 00 00 00 00 00 00 00 00
+		echo "  user's WRITE BUFFER on $HD_NODE: ${PROBE_VERDICT:-?}"
+		user_probe -m rw "$DBGDISK_NODE" 3b 05 00 00 00 00 00 00 00 00
+		echo "  user's WRITE BUFFER on another disk, $DBGDISK_NODE: ${PROBE_VERDICT:-?}"
 		echo 0 >"$q"
 		echo "\$ echo 0 >$q"
 		echo
@@ -119,4 +119,11 @@ decide BURN1 NODE rw sgio "SEND OPC INFORMATION (MMC)" 54 00 00 00 00 00 00 00 0
 decide DBGDISK SG rw sgrw "FORMAT UNIT via sg write()" 04 00 00 00 00 00
 decide DBGSCAN SG rw sgio "SET WINDOW (scanner)" 24 00 00 00 00 00 00 00 00 00
 decide DBGSCAN SG rw sgio "vendor command 0xc1" c1 00 00 00 00 00 00 00 00 00
+# the same read-write sg opens with the opt-in hardening (patched only)
+sg_filter_all Y
+decide HD SG rw sgio "WRITE BUFFER, sg.filter_all=Y" 3b 05 00 00 00 00 00 00 00 00
+decide DBGDISK SG rw sgrw "FORMAT UNIT via sg write(), sg.filter_all=Y" 04 00 00 00 00 00
+decide DBGSCAN SG rw sgio "SET WINDOW (scanner), sg.filter_all=Y" 24 00 00 00 00 00 00 00 00 00
+decide DBGSCAN SG rw sgio "vendor command 0xc1, sg.filter_all=Y" c1 00 00 00 00 00 00 00 00 00
+sg_filter_all N
 finish_suite
