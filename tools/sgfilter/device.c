@@ -102,6 +102,40 @@ int sgf_resolve(const char *arg, struct sgf_device *d, char *err, size_t errlen)
 	return SGF_OK;
 }
 
+/* Read a small sysfs file: 0, or -1 if it cannot be read. */
+static int read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+int sgf_sg_filter_all(const struct sgf_device *d)
+{
+	char path[PATH_MAX], buf[8];
+	int all, dev;
+
+	if (fmt(path, sizeof(path), "%s/module/sg/parameters/filter_all",
+		sysfs_root()) || read_small(path, buf, sizeof(buf)))
+		return -1;
+	all = buf[0] == 'Y' || buf[0] == '1';
+	/* the device's sg class device, through its "generic" link */
+	if (fmt(path, sizeof(path), "%s/../generic/filter_all", d->dir) ||
+	    read_small(path, buf, sizeof(buf)))
+		return -1;
+	dev = buf[0] == '1';
+	return all || dev;
+}
+
 static int errno_code(int e)
 {
 	switch (e) {

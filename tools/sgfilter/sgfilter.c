@@ -196,7 +196,7 @@ static int cmd_check(const struct sgf_device *d, char **argv, int argc)
 	char err[1024], tok[SGF_TOKEN_MAX + 1], reason[256], what[64];
 	const char *ro, *rw, *name;
 	enum sgf_class cls;
-	int custom, ret, sgio, short_cdb, sa = -1;
+	int custom, ret, sgio, short_cdb, sa = -1, sg_all;
 	size_t len, i;
 
 	if (parse_cdb(argv, argc, cdb, &len))
@@ -205,6 +205,7 @@ static int cmd_check(const struct sgf_device *d, char **argv, int argc)
 	if (ret)
 		return fail(ret, err);
 	sgio = read_unfiltered(d);
+	sg_all = sgf_sg_filter_all(d);
 	cls = sgf_decide(&p, cdb, len, &why, &short_cdb);
 	if (why)
 		sa = sgf_service_action(why);
@@ -241,12 +242,20 @@ static int cmd_check(const struct sgf_device *d, char **argv, int argc)
 		printf(",\"class\":\"%s\",\"read_only_open\":\"%s\","
 		       "\"writable_open\":\"%s\",\"reason\":", sgf_class_name(cls), ro, rw);
 		json_str(reason);
-		printf("}\n");
+		printf(",\"sg_read_write_open\":\"%s\"}\n",
+		       sg_all == 0 ? "unfiltered" : sg_all == 1 ? "filtered" : "unknown");
 		return 0;
 	}
 	printf("%s: %s %s\n", d->hctl, what, *name ? name : "(unnamed)");
 	printf("  read-only open:  %s\n  writable open:   %s\n"
 	       "  with CAP_SYS_RAWIO: allowed\n  why: %s\n", ro, rw, reason);
+	if (sg_all == 0)
+		printf("  read-write open of its sg node: not filtered, as Linux never\n"
+		       "  filtered it (sg filters it only with sg.filter_all or the sg\n"
+		       "  device's filter_all)\n");
+	else if (sg_all == 1)
+		printf("  read-write open of its sg node: filtered as a writable open\n"
+		       "  (sg.filter_all, or the sg device's filter_all, is set)\n");
 	return 0;
 }
 

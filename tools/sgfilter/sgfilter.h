@@ -108,6 +108,14 @@ int sgf_read_attr(const struct sgf_device *d, const char *name, char *buf,
 		  size_t len, char *err, size_t errlen);
 int sgf_write_attr(const struct sgf_device *d, const char *name,
 		   const char *text, char *err, size_t errlen);
+/*
+ * Whether sg filters a read-write open of the device's sg node: 1 with the
+ * module parameter sg.filter_all or the sg device's filter_all, 0 without
+ * (sg then filters only SG_IO on an open that is not read-write, and no
+ * scanner, as Linux always has), -1 if the device has no sg node or the
+ * kernel no such switch.
+ */
+int sgf_sg_filter_all(const struct sgf_device *d);
 int sgf_load(const struct sgf_device *d, struct sgf_policy *p, int *custom,
 	     char *err, size_t errlen);
 

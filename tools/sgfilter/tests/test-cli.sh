@@ -101,6 +101,24 @@ has "check --json: SEND KEY region is priv" '"class":"priv"'
 has "check --json names the rule" '"command":"0xa3/cdb10&0x3f=0x06"'
 expect 0 "check SERVICE ACTION IN(16) 0x10" -- check 0:0:0:0 9e 10 00 00 00 00 00 00 00 00 00 00 00 20 00 00
 has "check names READ CAPACITY(16)" "0x9e/sa=0x10 READ CAPACITY\(16\)"
+# sg's rule for its read-write opens: not filtered unless filter_all says so
+mkdir -p "$SGFILTER_SYSFS/module/sg/parameters" "$SGFILTER_SYSFS/class/scsi_generic/sg0"
+echo N >"$SGFILTER_SYSFS/module/sg/parameters/filter_all"
+echo 0 >"$SGFILTER_SYSFS/class/scsi_generic/sg0/filter_all"
+ln -s ../../../../class/scsi_generic/sg0 "$SGFILTER_SYSFS/bus/scsi/devices/0:0:0:0/generic"
+expect 0 "check with sg's switches off" -- check 0:0:0:0 3b 05 00 00 00 00 00 00 00 00
+has "check: a read-write sg open is not filtered by default" "read-write open of its sg node: not filtered"
+expect 0 "check --json with sg's switches off" -- --json check 0:0:0:0 3b 05 00 00 00 00 00 00 00 00
+has "check --json: sg_read_write_open unfiltered" '"sg_read_write_open":"unfiltered"'
+echo 1 >"$SGFILTER_SYSFS/class/scsi_generic/sg0/filter_all"
+expect 0 "check with the device's filter_all set" -- check 0:0:0:0 3b 05 00 00 00 00 00 00 00 00
+has "check: the device's filter_all filters its read-write sg open" "read-write open of its sg node: filtered"
+echo 0 >"$SGFILTER_SYSFS/class/scsi_generic/sg0/filter_all"
+echo Y >"$SGFILTER_SYSFS/module/sg/parameters/filter_all"
+expect 0 "check --json with sg.filter_all set" -- --json check 0:0:0:0 3b 05 00 00 00 00 00 00 00 00
+has "check --json: sg.filter_all filters every read-write sg open" '"sg_read_write_open":"filtered"'
+expect 0 "check on a device without an sg node" -- --json check 0:0:1:0 12 00 00 00 24 00
+has "check --json: no sg node, no claim" '"sg_read_write_open":"unknown"'
 expect 4 "check with a malformed CDB" -- check 0:0:0:0 4z
 expect 4 "check with an odd run of hex" -- check 0:0:0:0 420
 
