@@ -39,6 +39,12 @@ reached|off: DBGSCAN $DBGSCAN_SG read-only: SET WINDOW (scanners unfiltered as o
 EOF2
 
 # ---- the module parameter: every sg device
+put Y "$SG_FILTER_ALL" "${NORAWIO[@]}"
+check "root without CAP_SYS_RAWIO cannot set sg.filter_all (rc $rc: ${out##*: }, still $(cat "$SG_FILTER_ALL"))" \
+	test "$rc" != 0 -a "$(cat "$SG_FILTER_ALL")" = N
+put maybe "$SG_FILTER_ALL"
+check "writing 'maybe' to sg.filter_all fails and leaves N (rc $rc: ${out##*: }, now $(cat "$SG_FILTER_ALL"))" \
+	test "$rc" != 0 -a "$(cat "$SG_FILTER_ALL")" = N
 sg_filter_all Y
 probe_all <<EOF2
 denied|sg.filter_all=Y: HD $HD_SG read-write, SG_IO: WRITE BUFFER|-m rw $HD_SG $WB
