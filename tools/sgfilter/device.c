@@ -102,40 +102,6 @@ int sgf_resolve(const char *arg, struct sgf_device *d, char *err, size_t errlen)
 	return SGF_OK;
 }
 
-/* Read a small sysfs file: 0, or -1 if it cannot be read. */
-static int read_small(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
-int sgf_sg_filter_all(const struct sgf_device *d)
-{
-	char path[PATH_MAX], buf[8];
-	int all, dev;
-
-	if (fmt(path, sizeof(path), "%s/module/sg/parameters/filter_all",
-		sysfs_root()) || read_small(path, buf, sizeof(buf)))
-		return -1;
-	all = buf[0] == 'Y' || buf[0] == '1';
-	/* the device's sg class device, through its "generic" link */
-	if (fmt(path, sizeof(path), "%s/../generic/filter_all", d->dir) ||
-	    read_small(path, buf, sizeof(buf)))
-		return -1;
-	dev = buf[0] == '1';
-	return all || dev;
-}
-
 static int errno_code(int e)
 {
 	switch (e) {
@@ -164,15 +130,13 @@ static int attr_path(const struct sgf_device *d, const char *name, char *path,
 	return -1;
 }
 
-int sgf_read_attr(const struct sgf_device *d, const char *name, char *buf,
-		  size_t len, char *err, size_t errlen)
+/* Read a sysfs file's first line into @buf. */
+static int read_file(const char *path, char *buf, size_t len, char *err,
+		     size_t errlen)
 {
-	char path[PATH_MAX];
 	ssize_t n;
 	int fd, e;
 
-	if (attr_path(d, name, path, sizeof(path), err, errlen))
-		return SGF_E_OS;
 	fd = open(path, O_RDONLY);
 	if (fd < 0) {
 		e = errno;
@@ -189,6 +153,32 @@ int sgf_read_attr(const struct sgf_device *d, const char *name, char *buf,
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return SGF_OK;
+}
+
+int sgf_read_attr(const struct sgf_device *d, const char *name, char *buf,
+		  size_t len, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+
+	if (attr_path(d, name, path, sizeof(path), err, errlen))
+		return SGF_E_OS;
+	return read_file(path, buf, len, err, errlen);
+}
+
+int sgf_sg_filter_all(const struct sgf_device *d)
+{
+	char path[PATH_MAX], buf[8], err[PATH_MAX + 64];
+	int all;
+
+	if (fmt(path, sizeof(path), "%s/module/sg/parameters/filter_all",
+		sysfs_root()) || read_file(path, buf, sizeof(buf), err, sizeof(err)))
+		return -1;
+	all = buf[0] == 'Y' || buf[0] == '1';
+	/* the device's sg class device, through its "generic" link */
+	if (sgf_read_attr(d, "../generic/filter_all", buf, sizeof(buf), err,
+			  sizeof(err)))
+		return -1;
+	return all || buf[0] == '1';
 }
 
 int sgf_write_attr(const struct sgf_device *d, const char *name,
