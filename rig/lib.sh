@@ -14,8 +14,13 @@ case " ${SGF_KVERS[*]} " in
 *) printf 'error: SGF_KVER=%s: the series exists for %s\n' "$SGF_KVER" "${SGF_KVERS[*]}" >&2; exit 1 ;;
 esac
 SGF_TREE=$SGF_BUILD/linux-$SGF_KVER           # patched tree: git repo, series applied
-SGF_STOCK=$SGF_BUILD/linux-$SGF_KVER-stock    # stock tree: worktree at tag "stock"
-SGF_OUT=$SGF_BUILD/out/$SGF_KVER              # kernel build outputs, one per kernel
+SGF_OUT=$SGF_BUILD/out/$SGF_KVER              # its kernel build outputs, one per flavour
+# The stock tree (a worktree at tag "stock") and its outputs stand in a
+# folder of their own at the same relative places, so that a compiler call
+# looks the same for both trees and ccache serves the stock kernel every
+# object whose source the series does not change.
+SGF_STOCK=$SGF_BUILD/stock/linux-$SGF_KVER
+SGF_STOCK_OUT=$SGF_BUILD/stock/out/$SGF_KVER
 SGF_RUNS=$SGF_BUILD/runs                      # one folder per guest boot
 SGF_PATCHES=$SGF_TOP/kernel/patches/$SGF_KVER
 SGF_RIG_PATCHES=$SGF_TOP/kernel/rig-patches/$SGF_KVER   # applied after the series, never sent upstream
@@ -42,7 +47,8 @@ stage_done() {
 
 # The kernel image for a tree ("stock" or "patched") and flavour ("plain"
 # or "debug").
-kernel_image() { echo "$SGF_OUT/$1-$2/arch/x86/boot/bzImage"; }
+kernel_out() { if [ "$1" = stock ]; then echo "$SGF_STOCK_OUT/$1-$2"; else echo "$SGF_OUT/$1-$2"; fi; }
+kernel_image() { echo "$(kernel_out "$1" "$2")/arch/x86/boot/bzImage"; }
 
 # Identity of the series as checked in: the series file and every patch it
 # names. rig/kernel-tree re-applies the series when this changes.
