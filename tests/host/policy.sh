@@ -61,8 +61,8 @@ ROWS
 # same opcodes as 6.1's, so that the one transcription is the old policy of
 # both (on 6.12 the function differs only in taking bool open_for_write).
 for v in "${SGF_KVERS[@]}"; do
-	stock=$SGF_BUILD/linux-$v-stock
-	if out=$(python3 - "$stock" "$SGF_TOP/policy/linux-6.1.list" "$SGF_BUILD/linux-6.1-stock" <<'PY'
+	stock=$SGF_BUILD/stock/linux-$v
+	if out=$(python3 - "$stock" "$SGF_TOP/policy/linux-6.1.list" "$SGF_BUILD/stock/linux-6.1" <<'PY'
 import re, sys
 stock, listing, stock61 = sys.argv[1], sys.argv[2], sys.argv[3]
 defs = {}
