@@ -11,6 +11,7 @@
 # On the stock kernel the same run must find verdicts that break the policy and
 # commands it denies reaching devices: the test fails there, as it must.
 # Leaves the figures in $SGF_RUN/out/fuzz-summary.txt for the reports.
+# timeout: 600 + 2 * SGF_FUZZ_SECONDS
 . "$(dirname "$0")/lib.sh"
 # This suite holds sg's read-write opens and write() to the filter, which
 # the patched kernel does only with the opt-in sg.filter_all (finish_suite

@@ -4,6 +4,7 @@
 # leaks flavour of the debug kernel) then scans for objects nothing points
 # at any more, and none may have been allocated by the command filter.
 # Only for ./run leaks, whose kernel is the patched one.
+# timeout: 1200
 . "$(dirname "$0")/lib.sh"
 
 KML=/sys/kernel/debug/kmemleak

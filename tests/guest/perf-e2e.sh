@@ -6,6 +6,7 @@
 # moment. ./run perf boots the patched and the stock kernel the same way,
 # in alternating rounds, and compares; each line of /tmp/out/perf-e2e.txt
 # is one measurement. Then two processes on the two vCPUs at once ("tur2").
+# timeout: 1500
 . "$(dirname "$0")/lib.sh"
 
 RATE=$SGF_BUILD/bin/sgio-rate

@@ -3,6 +3,7 @@
 # the memory the kernel spends on them (the filter's share is the
 # difference from stock), and on the patched kernel the memory and time of
 # custom policies. Writes key=value lines to /tmp/out/perf-scale.txt.
+# timeout: 1500
 . "$(dirname "$0")/lib.sh"
 
 tgts=${SGF_PERF_TGTS:-4} luns=${SGF_PERF_LUNS:-256}

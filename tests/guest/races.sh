@@ -11,6 +11,7 @@
 #     through descriptors that outlive the devices.
 # The rig fails the boot on any KASAN, lockdep or other splat.
 #   SGF_RACE_SECONDS  length of each part (default 40)
+# timeout: 600 + 4 * SGF_RACE_SECONDS
 . "$(dirname "$0")/lib.sh"
 # This suite holds sg's read-write opens and write() to the filter, which
 # the patched kernel does only with the opt-in sg.filter_all (finish_suite
