@@ -6,7 +6,7 @@ command set, entry, the policy's verdict A/D, the kernel's verdict A/D/-,
 errno, CDB as the filter saw it) and the ftrace buffer recorded meanwhile
 (trace_marker lines "sgfz B n" / "sgfz E n" around each call,
 scsi:scsi_dispatch_cmd_start, and on the patched kernel
-scsi_cmd_filter:scsi_cmd_filter_deny). Within each call's window, the
+scsi:scsi_cmd_filter_deny). Within each call's window, the
 fuzzer's own process:
   - must never have dispatched a command the policy denies (a violation);
   - dispatches only the call's own CDB to the call's device (anything else is

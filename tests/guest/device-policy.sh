@@ -210,7 +210,7 @@ EOF
 T=/sys/kernel/tracing
 echo 0 >$T/tracing_on
 echo >$T/trace
-echo 1 >$T/events/scsi_cmd_filter/scsi_cmd_filter_deny/enable
+echo 1 >$T/events/scsi/scsi_cmd_filter_deny/enable
 echo 1 >$T/tracing_on
 allowed0=$(cat "$D/allowed") denied0=$(cat "$D/denied")
 sleep 5	# a fresh rate-limit window: earlier suites logged many denials
@@ -249,14 +249,15 @@ EOF
 trace=$(grep scsi_cmd_filter_deny $T/trace)
 echo "$trace" | sed 's/^/# /'
 # a service action is reported where the command set has rules on it
-# (0x9e on a disk), not for an opcode it decides as a whole (0x5e)
+# (0x9e on a disk), not for an opcode it decides as a whole (0x5e); the
+# whole CDB is recorded
 for want in "opcode=0x5e sa=-1 .*via=SG_IO uid=65534" "opcode=0x3b sa=-1 .*via=SG_WRITE uid=65534" \
-	"opcode=0x9e sa=20 cmd_len=16 writable=0 via=BSG uid=65534" \
+	"opcode=0x9e sa=20 cmd_len=16 writable=0 via=BSG uid=65534 cdb=\\(9e 14( [0-9a-f]{2}){14}\\)" \
 	"opcode=0x42 .*via=SEND_COMMAND uid=65534" "opcode=0x3b .*via=SEND_PACKET uid=65534"; do
 	check "audit: tracepoint event '$want'" grep -qE "$want" <<<"$trace"
 done
 check "audit: exactly 5 denial events traced" test "$(grep -c . <<<"$trace")" = 5
-echo 0 >$T/events/scsi_cmd_filter/scsi_cmd_filter_deny/enable
+echo 0 >$T/events/scsi/scsi_cmd_filter_deny/enable
 
 # ---- sgfilter against the real sysfs: every way to name a device
 for dev in "$HD_NODE" "$HD_SG" "$HD_BSG" "$HD_HCTL" "${HD_NODE}1"; do

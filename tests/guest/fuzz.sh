@@ -46,7 +46,7 @@ fi
 echo 0 >$TR/tracing_on
 echo 65536 >$TR/buffer_size_kb
 echo 1 >$TR/events/scsi/scsi_dispatch_cmd_start/enable
-[ -d $TR/events/scsi_cmd_filter ] && echo 1 >$TR/events/scsi_cmd_filter/enable
+[ -d $TR/events/scsi/scsi_cmd_filter_deny ] && echo 1 >$TR/events/scsi/scsi_cmd_filter_deny/enable
 
 chunks=$(((total + chunk - 1) / chunk))
 {
@@ -76,7 +76,7 @@ for i in $(seq "$chunks"); do
 	[ $rc -le 1 ] || break
 done
 echo 0 >$TR/events/scsi/scsi_dispatch_cmd_start/enable
-[ -d $TR/events/scsi_cmd_filter ] && echo 0 >$TR/events/scsi_cmd_filter/enable
+[ -d $TR/events/scsi/scsi_cmd_filter_deny ] && echo 0 >$TR/events/scsi/scsi_cmd_filter_deny/enable
 echo >$TR/trace
 echo 1408 >$TR/buffer_size_kb
 

@@ -37,17 +37,17 @@ if [ "$SGF_KERNEL" = patched ]; then
 	T=/sys/kernel/tracing
 	# audit first, while no denial has used up the log's rate limit
 	dmesg -c >/dev/null
-	echo 1 >$T/events/scsi_cmd_filter/scsi_cmd_filter_deny/enable
+	echo 1 >$T/events/scsi/scsi_cmd_filter_deny/enable
 	echo >$T/trace
 	before="$(cat "$D/allowed") allowed, $(cat "$D/denied") denied"
 	user_probe -m ro "$HD_NODE" 42 00 00 00 00 00 00 00 00 00
-	echo 0 >$T/events/scsi_cmd_filter/scsi_cmd_filter_deny/enable
+	echo 0 >$T/events/scsi/scsi_cmd_filter_deny/enable
 	{
 		echo "\$ sgprobe -m ro $HD_NODE 42 00 00 00 00 00 00 00 00 00   (as uid 65534: UNMAP, read-only open)"
 		echo "$PROBE_OUT"
 		echo "kernel log:"
 		dmesg | grep 'command filter' | sed 's/^/  /'
-		echo "tracepoint scsi_cmd_filter:scsi_cmd_filter_deny:"
+		echo "tracepoint scsi:scsi_cmd_filter_deny:"
 		grep scsi_cmd_filter_deny $T/trace | sed 's/^ */  /'
 		echo "counters $D/{allowed,denied}:"
 		echo "  before: $before; after: $(cat "$D/allowed") allowed, $(cat "$D/denied") denied"
