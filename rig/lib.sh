@@ -62,3 +62,14 @@ series_id() {
 		done <series)
 	done | sha256sum | cut -d' ' -f1
 }
+
+# report_header COMMAND: the header every file in reports/ starts with, for
+# the kernel version SGF_KVER; ./run test warns when a report's "Series:"
+# is not the series as it is now (check_reports, in ./run).
+report_header() {
+	echo "Command: $1"
+	echo "Kernel:  $SGF_KVER ($(make -s -C "$SGF_TREE" kernelversion 2>/dev/null || echo '?'))"
+	echo "Series:  $(series_id | cut -c1-12) (kernel/patches/$SGF_KVER and kernel/rig-patches/$SGF_KVER; repository at $(git -C "$SGF_TOP" describe --always --dirty 2>/dev/null || echo '?'))"
+	echo "Date:    $(date -u +%F)"
+	echo
+}
