@@ -180,7 +180,7 @@ done < <(sed -e ':a' -e '/\\$/N; s/\\\n *//; ta' "$SGF_TOP/tools/sgfilter/60-sgf
 	grep -v '^#' | grep -v 'ATTRS{vendor}' |
 	sed -n 's/.*ATTR{type}=="\([0-9]*\)".*RUN+="\([^"]*\)".*/\1|\2/p')
 
-# ---- unpriv_sgio: the filter off for one device, on all its nodes
+# ---- unpriv_sgio: the filter off for the writable opens of one device, on all its nodes
 Q=$(queue_of "$HD_NODE")
 check "HD has queue/unpriv_sgio, 0 by default" test "$(cat "$Q/unpriv_sgio")" = 0
 put 1 "$Q/unpriv_sgio" as_user
@@ -193,9 +193,11 @@ check "unpriv_sgio refuses 2 (${out##*: })" test $rc != 0 -a "$(cat "$Q/unpriv_s
 echo 1 >"$Q/unpriv_sgio"
 WB=(3b 05 00 00 00 00 00 00 00 00)	# WRITE BUFFER, download microcode
 probe_all <<EOF
-reached|unpriv_sgio=1: HD $HD_NODE read-only: WRITE BUFFER|-m ro $HD_NODE ${WB[*]}
+reached|unpriv_sgio=1: HD $HD_NODE read-write: WRITE BUFFER|-m rw $HD_NODE ${WB[*]}
 reached|unpriv_sgio=1: HD $HD_SG (same queue) read-write: WRITE BUFFER|-m rw $HD_SG ${WB[*]}
-reached|unpriv_sgio=1: HD $HD_BSG (same queue) read-only: WRITE BUFFER|-e bsg -m ro $HD_BSG ${WB[*]}
+reached|unpriv_sgio=1: HD $HD_BSG (same queue) read-write: WRITE BUFFER|-e bsg -m rw $HD_BSG ${WB[*]}
+denied|unpriv_sgio=1, a read-only open stays filtered: HD $HD_NODE read-only: WRITE BUFFER|-m ro $HD_NODE ${WB[*]}
+denied|unpriv_sgio=1, a read-only open stays filtered: HD $HD_BSG read-only: SANITIZE|-e bsg -m ro $HD_BSG 48 01 00 00 00 00 00 00 00 00
 denied|unpriv_sgio=1 on HD only: DBGDISK $DBGDISK_NODE read-only: WRITE BUFFER|-m ro $DBGDISK_NODE ${WB[*]}
 denied|unpriv_sgio=1 on HD only: CD $CD_SG read-write: WRITE BUFFER|-m rw $CD_SG ${WB[*]}
 EOF

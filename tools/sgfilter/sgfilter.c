@@ -109,7 +109,7 @@ static int cmd_show(const struct sgf_device *d)
 	} else {
 		printf("%s: command set %s, %s policy%s\n", d->hctl, p.set,
 		       custom ? "its own" : "the default",
-		       sgio == 1 ? "; unfiltered=1: NOT FILTERED" : "");
+		       sgio == 1 ? "; unfiltered=1: NOT FILTERED for writable opens" : "");
 		printf("%-6s %-22s %s\n", "class", "command", "name");
 	}
 	for (i = 0; i < all.n; i++) {
@@ -215,23 +215,23 @@ static int cmd_check(const struct sgf_device *d, char **argv, int argc)
 		sgf_format_token(why, tok, sizeof(tok));
 		snprintf(what, sizeof(what), "%s", tok);
 	}
+	ro = cls == SGF_READ ? "allowed" : "denied";
+	rw = cls != SGF_PRIV ? "allowed" : "denied";
+	if (short_cdb)
+		snprintf(reason, sizeof(reason), "the CDB is too short for %s's "
+			 "field, so it needs CAP_SYS_RAWIO", what);
+	else if (why)
+		snprintf(reason, sizeof(reason), "%s is %s in the %s policy "
+			 "of command set %s", what, sgf_class_name(cls),
+			 custom ? "device's own" : "default", p.set);
+	else
+		snprintf(reason, sizeof(reason), "%s is in no class of command "
+			 "set %s, so it needs CAP_SYS_RAWIO", what, p.set);
+	/* the switch opens the device to writable opens only */
 	if (sgio == 1) {
-		ro = rw = "allowed";
-		snprintf(reason, sizeof(reason),
-			 "unfiltered is 1: the device is not filtered");
-	} else {
-		ro = cls == SGF_READ ? "allowed" : "denied";
-		rw = cls != SGF_PRIV ? "allowed" : "denied";
-		if (short_cdb)
-			snprintf(reason, sizeof(reason), "the CDB is too short for %s's "
-				 "field, so it needs CAP_SYS_RAWIO", what);
-		else if (why)
-			snprintf(reason, sizeof(reason), "%s is %s in the %s policy "
-				 "of command set %s", what, sgf_class_name(cls),
-				 custom ? "device's own" : "default", p.set);
-		else
-			snprintf(reason, sizeof(reason), "%s is in no class of command "
-				 "set %s, so it needs CAP_SYS_RAWIO", what, p.set);
+		rw = "allowed";
+		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+			 "; unfiltered is 1: a writable open is not filtered");
 	}
 	if (json) {
 		printf("{\"device\":\"%s\",\"cdb\":\"", d->hctl);
@@ -370,7 +370,8 @@ static int cmd_unfiltered(const struct sgf_device *d, const char *val)
 	if (ret)
 		return fail(ret, err);
 	printf("%s: %s\n", d->hctl, *val == '1' ?
-	       "NOT FILTERED: any process that can open it may send any command" :
+	       "NOT FILTERED for writable opens: any process that opened it for writing\n"
+	       "  may send any command; a read-only open is filtered as before" :
 	       "filtered");
 	return 0;
 }

@@ -164,9 +164,11 @@ expect 0 "unfiltered 1" -- unfiltered 0:0:0:0 1
 has "unfiltered 1 says the device is not filtered" "^0:0:0:0: NOT FILTERED"
 [ "$(cat "$D/unfiltered")" = 1 ] && ok "unfiltered 1 wrote 1" || not_ok "unfiltered wrote '$(cat "$D/unfiltered")'"
 expect 0 "show an unfiltered device" -- show 0:0:0:0
-has "show marks it NOT FILTERED" "^0:0:0:0: command set sbc, the default policy; unfiltered=1: NOT FILTERED"
+has "show marks it NOT FILTERED for writable opens" "^0:0:0:0: command set sbc, the default policy; unfiltered=1: NOT FILTERED for writable opens"
 expect 0 "check on an unfiltered device" -- check 0:0:0:0 3b 05 00 00 00 00 00 00 00 00
 has "check: WRITE BUFFER passes an unfiltered device" "unfiltered is 1"
+has "check: a writable open of an unfiltered device sends WRITE BUFFER" "writable open:   allowed"
+has "check: a read-only open of an unfiltered device is filtered as before" "read-only open:  denied"
 expect 0 "unfiltered 0" -- unfiltered 0:0:0:0 0
 [ "$(cat "$D/unfiltered")" = 0 ] && ok "unfiltered 0 wrote 0" || not_ok "unfiltered wrote '$(cat "$D/unfiltered")'"
 expect 0 "reset" -- reset 0:0:0:0
