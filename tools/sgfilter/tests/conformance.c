@@ -31,6 +31,7 @@ int main(int argc, char **argv)
 		unsigned long cases, bad;
 	} sets[NR_SETS];
 	const struct sgf_entry *why;
+	const char *got;
 	unsigned char cdb[64];
 	int nsets = 0, failed = 0, short_cdb, i, s, hi, lo;
 	unsigned long lineno = 0;
@@ -80,15 +81,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		sets[s].cases++;
-		if (strcmp(sgf_class_name(sgf_decide(&p, cdb, len, &why, &short_cdb)),
-			   want)) {
-			if (sets[s].bad++ < 5)
-				printf("# %s %s: sgfilter says %s, the policy model %s\n",
-				       set, hex,
-				       sgf_class_name(sgf_decide(&p, cdb, len, &why,
-								 &short_cdb)),
-				       want);
-		}
+		got = sgf_class_name(sgf_decide(&p, cdb, len, &why, &short_cdb));
+		if (strcmp(got, want) && sets[s].bad++ < 5)
+			printf("# %s %s: sgfilter says %s, the policy model %s\n",
+			       set, hex, got, want);
 	}
 	fclose(f);
 	if (!nsets) {
