@@ -36,10 +36,8 @@ hole "HD $HD_NODE read-only open: SANITIZE (0x48)" -m ro \
 	"$HD_NODE" 48 00 00 00 00 00 00 00 00 00
 hole "HD $HD_NODE writable open: ATA PASS-THROUGH(12) (0xa1)" -m rw \
 	"$HD_NODE" a1 00 00 00 00 00 00 00 00 00 00 00
-hole "HD $HD_NODE writable open: FORMAT UNIT (0x04)" -m rw \
-	"$HD_NODE" 04 00 00 00 00 00
-hole "HD $HD_NODE writable open: SECURITY PROTOCOL IN (0xa2)" -m rw \
-	"$HD_NODE" a2 00 00 00 00 00 00 00 00 00 00 00
+hole "HD $HD_NODE read-only open: REMOVE ELEMENT AND TRUNCATE (0x9e/0x18)" -m ro \
+	"$HD_NODE" 9e 18 00 00 00 00 00 00 00 00 00 00 00 00 00 00
 hole "HD $HD_NODE writable open: opcode 0x0d (6.1's WRITE_SAME_32 slip)" -m rw \
 	"$HD_NODE" 0d 00 00 00 00 00
 hole "HD $HD_SG read-only open: SANITIZE (0x48) through sg" -m ro \
@@ -55,7 +53,8 @@ for role in HD CD; do
 			"${!sg}" 3b 05 00 00 00 00 00 00 00 00
 	done
 done
-hole "HD $HD_SG read-write open: FORMAT UNIT (0x04) (sg.filter_all)" -m rw "$HD_SG" 04 00 00 00 00 00
+hole "HD $HD_SG read-write open: SANITIZE (0x48) (sg.filter_all)" -m rw \
+	"$HD_SG" 48 00 00 00 00 00 00 00 00 00
 sg_filter_all N
 hole "HD $HD_BSG read-only open: UNMAP (0x42) through bsg" -e bsg -m ro \
 	-d $UNMAP_LIST "$HD_BSG" 42 00 00 00 00 00 00 00 18 00

@@ -41,8 +41,8 @@ hole "user-namespace root, HD $HD_NODE read-only open: UNMAP (0x42)" -m ro -d $U
 	"$HD_NODE" 42 00 00 00 00 00 00 00 18 00
 hole "user-namespace root, HD $HD_SG read-write open: WRITE BUFFER (0x3b)" -m rw \
 	"$HD_SG" 3b 05 00 00 00 00 00 00 00 00
-hole "user-namespace root, HD $HD_NODE writable open: FORMAT UNIT (0x04)" -m rw \
-	"$HD_NODE" 04 00 00 00 00 00
+hole "user-namespace root, HD $HD_NODE writable open: ATA PASS-THROUGH(12) (0xa1)" -m rw \
+	"$HD_NODE" a1 00 00 00 00 00 00 00 00 00 00 00
 hole "user-namespace root, DBGDISK $DBGDISK_BSG read-only open: SANITIZE (0x48) through bsg" \
 	-e bsg -m ro "$DBGDISK_BSG" 48 00 00 00 00 00 00 00 00 00
 
@@ -97,8 +97,8 @@ user_probe() { passed_probe "$@"; }
 FD_MODE=rw FD_DEV=$HD_SG
 hole "root's read-write $HD_SG passed to uid 65534, SG_IO: WRITE BUFFER (0x3b)" \
 	-e sgio "$HD_SG" 3b 05 00 00 00 00 00 00 00 00
-hole "root's read-write $HD_SG passed to uid 65534, SG_IO: FORMAT UNIT (0x04)" \
-	-e sgio "$HD_SG" 04 00 00 00 00 00
+hole "root's read-write $HD_SG passed to uid 65534, SG_IO: SANITIZE (0x48)" \
+	-e sgio "$HD_SG" 48 00 00 00 00 00 00 00 00 00
 FD_MODE=ro FD_DEV=$HD_NODE
 hole "root's read-only $HD_NODE passed to uid 65534, SG_IO: UNMAP (0x42)" \
 	-e sgio -d $UNMAP_LIST "$HD_NODE" 42 00 00 00 00 00 00 00 18 00

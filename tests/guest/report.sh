@@ -108,7 +108,7 @@ decide HD NODE ro sgio "READ(10)" 28 00 00 00 00 00 00 00 01 00
 decide HD NODE ro sgio "UNMAP (empty list)" 42 00 00 00 00 00 00 00 00 00
 decide HD NODE ro sgio "MAINTENANCE OUT" a4 00 00 00 00 00 00 00 00 00 00 00
 decide HD NODE rw sgio "ATA PASS-THROUGH(12)" a1 00 00 00 00 00 00 00 00 00 00 00
-decide HD NODE rw sgio "SECURITY PROTOCOL IN" a2 00 00 00 00 00 00 00 00 00 00 00
+decide HD NODE ro sgio "REMOVE ELEMENT AND TRUNCATE" 9e 18 00 00 00 00 00 00 00 00 00 00 00 00 00 00
 decide HD NODE rw sgio "opcode 0x0d (unassigned)" 0d 00 00 00 00 00
 decide HD SG rw sgio "WRITE BUFFER (zero length)" 3b 05 00 00 00 00 00 00 00 00
 decide CD NODE rw sgio "BLANK (MMC)" a1 11 00 00 00 00 00 00 00 00 00 00
@@ -116,13 +116,13 @@ decide TAPE NODE ro sgio "ERASE (tape)" 19 00 00 00 00 00
 decide CHANGER NODE ro sgio "INITIALIZE ELEMENT STATUS" 07 00 00 00 00 00
 decide CD NODE ro sgio "READ TOC (MMC)" 43 00 00 00 00 00 00 00 0c 00
 decide BURN1 NODE rw sgio "SEND OPC INFORMATION (MMC)" 54 00 00 00 00 00 00 00 00 00
-decide DBGDISK SG rw sgrw "FORMAT UNIT via sg write()" 04 00 00 00 00 00
+decide DBGDISK SG rw sgrw "SANITIZE via sg write()" 48 00 00 00 00 00 00 00 00 00
 decide DBGSCAN SG rw sgio "SET WINDOW (scanner)" 24 00 00 00 00 00 00 00 00 00
 decide DBGSCAN SG rw sgio "vendor command 0xc1" c1 00 00 00 00 00 00 00 00 00
 # the same read-write sg opens with the opt-in hardening (patched only)
 sg_filter_all Y
 decide HD SG rw sgio "WRITE BUFFER, sg.filter_all=Y" 3b 05 00 00 00 00 00 00 00 00
-decide DBGDISK SG rw sgrw "FORMAT UNIT via sg write(), sg.filter_all=Y" 04 00 00 00 00 00
+decide DBGDISK SG rw sgrw "SANITIZE via sg write(), sg.filter_all=Y" 48 00 00 00 00 00 00 00 00 00
 decide DBGSCAN SG rw sgio "SET WINDOW (scanner), sg.filter_all=Y" 24 00 00 00 00 00 00 00 00 00
 decide DBGSCAN SG rw sgio "vendor command 0xc1, sg.filter_all=Y" c1 00 00 00 00 00 00 00 00 00
 sg_filter_all N

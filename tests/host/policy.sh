@@ -11,6 +11,20 @@ else
 	echo "not ok - policy(host): default.policy is invalid"
 	echo "$out" | sed 's/^/# /' | head -20
 fi
+# By default the paths 6.1 filters lose only holes: a row stricter than
+# 6.1 must say "hole:", so MODE SELECT on a disk cannot quietly become
+# privileged again (a guest's disk passed through with SG_IO sends it).
+tmpm=$(mktemp)
+sed 's/^spc  0x15  -       write  MODE SELECT(6)$/spc  0x15  -       priv   MODE SELECT(6) -- changed: device configuration/' \
+	"$policy" >"$tmpm"
+if cmp -s "$policy" "$tmpm"; then
+	echo "not ok - policy(host): no MODE SELECT(6) row to make stricter (the test needs updating)"
+elif out=$("$model" --check --policy "$tmpm" 2>&1); then
+	echo "not ok - policy(host): a row stricter than 6.1 without 'hole:' was accepted"
+else
+	echo "ok - policy(host): a row stricter than 6.1 without 'hole:' is refused ($(echo "$out" | tail -1 | cut -c1-90))"
+fi
+rm -f "$tmpm"
 # one policy source for every kernel the series exists for
 for v in "${SGF_KVERS[@]}"; do
 	intree=$SGF_BUILD/linux-$v/drivers/scsi/scsi_cmd_filter.policy
