@@ -33,6 +33,16 @@ for v in "${SGF_KVERS[@]}"; do
 	else
 		echo "not ok - policy(host): drivers/scsi/scsi_cmd_filter.policy in the $v series differs from default.policy (run SGF_KVER=$v policy/update)"
 	fi
+	# the fix (the patch that adds the file) carries it with 6.1's class
+	# on every row that allows more than 6.1: holes closed, nothing else
+	tree=$SGF_BUILD/linux-$v f=drivers/scsi/scsi_cmd_filter.policy
+	adds=$(git -C "$tree" log --format=%H --diff-filter=A stock..HEAD -- "$f")
+	if [ -n "$adds" ] && cmp -s <("$model" --holes-only /dev/stdout) <(git -C "$tree" show "$adds:$f") &&
+	   ! "$model" --policy <(git -C "$tree" show "$adds:$f") --diff | grep -q '^    changed:'; then
+		echo "ok - policy(host): the $v fix ($(git -C "$tree" log -1 --format=%s "$adds")) carries the document with 6.1's class wherever it would allow more (policy/model --holes-only)"
+	else
+		echo "not ok - policy(host): the $v fix does not carry policy/model --holes-only (run SGF_KVER=$v policy/update)"
+	fi
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
