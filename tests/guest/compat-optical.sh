@@ -4,9 +4,10 @@
 # gives an optical drive's sr and sg nodes), on both kernels: cdrskin burns
 # the third tgt DVD+R through its sg node (read back byte for byte), wodim,
 # dvd+rw-mediainfo, cdparanoia, cd-info and eject, and the vendor audio-read
-# commands cdparanoia sends. Two commands outside a device's command set
-# are listed refusals (the policy says why). The host compares the outcomes
-# with stock 6.1's (tests/host/compat-compare).
+# commands cdparanoia sends. Those vendor commands, and one command
+# outside a device's command set, are listed refusals (the policy says
+# why). The host compares the outcomes with stock's
+# (tests/host/compat-compare).
 . "$(dirname "$0")/lib.sh"
 COMPAT_GROUP=cdrom
 
@@ -51,14 +52,17 @@ works eject-t "eject -t closes it again ($CD_NODE)" eject -t "$CD_NODE"
 
 # cdparanoia's vendor READ CDDA commands (interface/scsi_interface.c:
 # 0xd4 NEC, 0xd5 and 0xd8 Sony/Plextor, 0xe5 the IMS CDD 522's READ TOC),
-# through the read-write sg open cdparanoia uses; QEMU's drive answers
-# ILLEGAL REQUEST, as a drive of another vendor would.
-raw() { reaches "$1" "$2" sg_raw "${@:3}"; }
-raw raw-d4 "0xd4 READ CDDA (NEC, 10 bytes)" -r 2352 "$CD_SG" d4 00 00 00 00 00 00 00 01 00
-raw raw-d4-12 "0xd4 READ CDDA (NEC, 12 bytes)" -r 2352 "$CD_SG" d4 00 00 00 00 00 00 00 00 01 00 00
-raw raw-d5 "0xd5 READ CDDA (Sony, 10 bytes)" -r 2352 "$CD_SG" d5 00 00 00 00 00 00 00 01 00
-raw raw-d8 "0xd8 READ CDDA (Sony/Plextor, 12 bytes)" -r 2352 "$CD_SG" d8 00 00 00 00 00 00 00 00 01 00 00
-raw raw-e5 "0xe5 READ TOC (IMS CDD 522)" -r 256 "$CD_SG" e5 00 00 00 00 01 00 00 ff 00
+# which it sends to a drive that is not MMC or fails READ CD, through the
+# read-write sg open it uses. QEMU's drive answers ILLEGAL REQUEST, as a
+# drive of another vendor would. Vendor opcodes stay privileged in the mmc
+# policy, as on 6.1: unfiltered by default, listed refusals with
+# sg.filter_all, given back for one drive by "sgfilter allow".
+raw() { refused "$1" "$2" "$CD_SG" "$3" sg_raw "${@:4}"; }
+raw raw-d4 "0xd4 READ CDDA (NEC, 10 bytes)" 0xd4 -r 2352 "$CD_SG" d4 00 00 00 00 00 00 00 01 00
+raw raw-d4-12 "0xd4 READ CDDA (NEC, 12 bytes)" 0xd4 -r 2352 "$CD_SG" d4 00 00 00 00 00 00 00 00 01 00 00
+raw raw-d5 "0xd5 READ CDDA (Sony, 10 bytes)" 0xd5 -r 2352 "$CD_SG" d5 00 00 00 00 00 00 00 01 00
+raw raw-d8 "0xd8 READ CDDA (Sony/Plextor, 12 bytes)" 0xd8 -r 2352 "$CD_SG" d8 00 00 00 00 00 00 00 00 01 00 00
+raw raw-e5 "0xe5 READ TOC (IMS CDD 522)" 0xe5 -r 256 "$CD_SG" e5 00 00 00 00 01 00 00 ff 00
 
 # SBC's READ CAPACITY(16), which QEMU's drive answers (so must the policy).
 works readcap16-cd "sg_readcap -l on the CD (READ CAPACITY(16))" sg_readcap -l "$CD_SG"
