@@ -226,10 +226,10 @@ reached|audit: HD $HD_NODE read-only: INQUIRY|-m ro -i 36 $HD_NODE 12 00 00 00 2
 EOF
 user_probe -e packet -m ro "$CD_NODE" 3b 05 00 00 00 00 00 00 00 00 00 00
 check "audit: CD $CD_NODE CDROM_SEND_PACKET: WRITE BUFFER denied" test "$PROBE_VERDICT" = denied
-# WRITE(6) is no MMC command: the CD's set has it from a row of several
-# opcodes, which names none of them
-user_probe -e sgio -m ro "$CD_NODE" 0a 00 00 00 01 00
-check "audit: CD $CD_NODE SG_IO read-only: WRITE(6) denied" test "$PROBE_VERDICT" = denied
+# READ(16) is no MMC command (6.1 allows it on every device): the CD's
+# set refuses it by a row of several opcodes, which names none of them
+user_probe -e sgio -m ro "$CD_NODE" 88 00 00 00 00 00 00 00 00 00 00 00 00 01 00 00
+check "audit: CD $CD_NODE SG_IO read-only: READ(16) denied" test "$PROBE_VERDICT" = denied
 echo 0 >$T/tracing_on
 check "audit: cmd_filter/denied of HD rose by 4 ($denied0 -> $(cat "$D/denied"))" \
 	test "$(cat "$D/denied")" = $((denied0 + 4))
@@ -251,7 +251,7 @@ $HD_HCTL: command filter: denied WRITE BUFFER (firmware download) (0x3b) to sgpr
 $HD_HCTL: command filter: denied SERVICE ACTION IN(16) (other service actions) (0x9e/sa=0x14) to sgprobe[PID] uid 65534, read-only open, bsg
 $HD_HCTL: command filter: denied UNMAP (0x42) to sgprobe[PID] uid 65534, read-only open, SCSI_IOCTL_SEND_COMMAND
 $CD_HCTL: command filter: denied WRITE BUFFER (firmware download) (0x3b) to sgprobe[PID] uid 65534, read-only open, CDROM_SEND_PACKET
-$CD_HCTL: command filter: denied unnamed command (0x0a) to sgprobe[PID] uid 65534, read-only open, SG_IO
+$CD_HCTL: command filter: denied unnamed command (0x88) to sgprobe[PID] uid 65534, read-only open, SG_IO
 EOF
 check "audit: no log line names a command '(null)'" \
 	test "$(grep "command filter" <<<"$log" | grep -c '(null)')" = 0
@@ -263,7 +263,7 @@ echo "$trace" | sed 's/^/# /'
 for want in "opcode=0x5e sa=-1 .*via=SG_IO uid=65534" "opcode=0x3b sa=-1 .*via=SG_WRITE uid=65534" \
 	"opcode=0x9e sa=20 cmd_len=16 writable=0 via=BSG uid=65534 cdb=\\(9e 14( [0-9a-f]{2}){14}\\)" \
 	"opcode=0x42 .*via=SEND_COMMAND uid=65534" "opcode=0x3b .*via=SEND_PACKET uid=65534" \
-	"opcode=0x0a .*via=SG_IO uid=65534"; do
+	"opcode=0x88 .*via=SG_IO uid=65534"; do
 	check "audit: tracepoint event '$want'" grep -qE "$want" <<<"$trace"
 done
 check "audit: exactly 6 denial events traced" test "$(grep -c . <<<"$trace")" = 6
