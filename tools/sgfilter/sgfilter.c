@@ -143,21 +143,29 @@ static int cmd_show(const struct sgf_device *d)
 	return 0;
 }
 
+/*
+ * The series counts refusals (cmd_filter/denied); the workbench's kernels
+ * also count allowed commands (cmd_filter/allowed), shown when present.
+ */
 static int cmd_stats(const struct sgf_device *d)
 {
 	char allowed[64], denied[64], err[1024];
-	int ret;
+	int ret, have_allowed;
 
-	ret = sgf_read_attr(d, "allowed", allowed, sizeof(allowed), err, sizeof(err));
-	if (!ret)
-		ret = sgf_read_attr(d, "denied", denied, sizeof(denied), err, sizeof(err));
+	ret = sgf_read_attr(d, "denied", denied, sizeof(denied), err, sizeof(err));
 	if (ret)
 		return fail(ret, err);
-	if (json)
+	have_allowed = !sgf_read_attr(d, "allowed", allowed, sizeof(allowed), err,
+				      sizeof(err));
+	if (json && have_allowed)
 		printf("{\"device\":\"%s\",\"allowed\":%s,\"denied\":%s}\n", d->hctl,
 		       allowed, denied);
-	else
+	else if (json)
+		printf("{\"device\":\"%s\",\"denied\":%s}\n", d->hctl, denied);
+	else if (have_allowed)
 		printf("%s: %s allowed, %s denied\n", d->hctl, allowed, denied);
+	else
+		printf("%s: %s denied\n", d->hctl, denied);
 	return 0;
 }
 

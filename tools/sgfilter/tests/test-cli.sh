@@ -92,6 +92,14 @@ expect 0 "stats" -- stats 0:0:0:0
 has "stats shows the counters" "17 allowed, 3 denied"
 expect 0 "stats --json" -- --json stats 0:0:0:0
 has "stats --json" '"allowed":17,"denied":3'
+# the series counts refusals only; allowed is the workbench kernels' own
+cnt=$SGFILTER_SYSFS/bus/scsi/devices/0:0:0:0/cmd_filter
+mv "$cnt/allowed" "$cnt/allowed.away"
+expect 0 "stats without cmd_filter/allowed" -- stats 0:0:0:0
+has "stats shows the refusals alone" "^0:0:0:0: 3 denied$"
+expect 0 "stats --json without cmd_filter/allowed" -- --json stats 0:0:0:0
+has "stats --json without allowed" '^\{"device":"0:0:0:0","denied":3\}$'
+mv "$cnt/allowed.away" "$cnt/allowed"
 
 expect 0 "check UNMAP" -- check 0:0:0:0 42 00 00 00 00 00 00 00 08 00
 has "check: read-only open denied" "read-only open: +denied"
