@@ -10,73 +10,25 @@
 
 #include "sgfilter.h"
 #include "default_policy.h"
-
-/* "0x" and 1 to @digits lowercase or uppercase hex digits, up to @max. */
-static const char *parse_hex(const char *s, int digits, unsigned int max,
-			     unsigned int *val)
-{
-	unsigned int v = 0;
-	int n = 0;
-
-	if (s[0] != '0' || s[1] != 'x')
-		return NULL;
-	for (s += 2; isxdigit((unsigned char)*s); s++) {
-		if (++n > digits)
-			return NULL;
-		v = v * 16 + (unsigned int)(isdigit((unsigned char)*s) ? *s - '0' :
-					    tolower((unsigned char)*s) - 'a' + 10);
-	}
-	if (!n || v > max)
-		return NULL;
-	*val = v;
-	return s;
-}
+#include "scsi_cmd_filter_token.h"
 
 /*
- * Parse "0x28", "0x9e/sa=0x10" or "0xa3/cdb10&0x3f=0x06" as the kernel does.
+ * Parse "0x28", "0x9e/sa=0x10" or "0xa3/cdb10&0x3f=0x06" with the kernel's
+ * own parser (scsi_cmd_filter_token.h, taken from the series).
  * Returns 0, or -1 if the token is malformed.
  */
 int sgf_parse_token(const char *s, struct sgf_entry *e)
 {
-	unsigned int op, off = 0, mask, val;
+	struct scsi_filter_token t;
 
+	if (scsi_filter_parse_token(s, s + strlen(s), &t))
+		return -1;
 	memset(e, 0, sizeof(*e));
-	e->width = 1;
-	s = parse_hex(s, 2, 0xff, &op);
-	if (!s)
-		return -1;
-	e->opcode = (unsigned char)op;
-	if (!*s)
-		return 0;
-	if (*s++ != '/')
-		return -1;
-	if (!strncmp(s, "sa=", 3)) {
-		int wide = op == 0x7f;
-
-		s = parse_hex(s + 3, wide ? 4 : 2, wide ? 0xffff : 0x1f, &val);
-		if (!s || *s)
-			return -1;
-		e->offset = wide ? 8 : 1;
-		e->width = wide ? 2 : 1;
-		e->mask = wide ? 0xffff : 0x1f;
-		e->value = (unsigned short)val;
-		return 0;
-	}
-	if (strncmp(s, "cdb", 3))
-		return -1;
-	for (s += 3; isdigit((unsigned char)*s) && off < 100; s++)
-		off = off * 10 + (unsigned int)(*s - '0');
-	if (*s++ != '&' || off < 1 || off > 31)
-		return -1;
-	s = parse_hex(s, 2, 0xff, &mask);
-	if (!s || *s++ != '=')
-		return -1;
-	s = parse_hex(s, 2, 0xff, &val);
-	if (!s || *s || !mask || (val & ~mask))
-		return -1;
-	e->offset = (unsigned char)off;
-	e->mask = (unsigned short)mask;
-	e->value = (unsigned short)val;
+	e->opcode = (unsigned char)t.opcode;
+	e->offset = (unsigned char)t.offset;
+	e->width = (unsigned char)t.width;
+	e->mask = (unsigned short)t.mask;
+	e->value = (unsigned short)t.value;
 	return 0;
 }
 
