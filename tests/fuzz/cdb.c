@@ -106,7 +106,9 @@ static unsigned int nr_named_ops;
 
 static void collect_named_ops(void)
 {
-	static const char *const sets[] = { "sbc", "mmc", "ssc", "smc", "scanner", "proc", "other" };
+	static const char *const sets[] = {
+		"sbc", "mmc", "ssc", "smc", "scanner", "proc", "comm", "printer", "other"
+	};
 	unsigned char seen[256] = { 0 };
 	struct sgf_policy p;
 	size_t i, s;

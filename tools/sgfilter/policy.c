@@ -51,22 +51,21 @@ int sgf_same(const struct sgf_entry *a, const struct sgf_entry *b)
 	       a->width == b->width && a->mask == b->mask && a->value == b->value;
 }
 
-/* The kernel's order: by opcode, field entries first, the whole entry last. */
+static struct scsi_filter_token entry_token(const struct sgf_entry *e)
+{
+	return (struct scsi_filter_token){
+		.opcode = e->opcode, .offset = e->offset, .width = e->width,
+		.mask = e->mask, .value = e->value,
+		.match = e->mask ? SCSI_FILTER_MATCH_FIELD : SCSI_FILTER_MATCH_ALL,
+	};
+}
+
+/* The kernel's order of rules, by the kernel's own scsi_filter_token_cmp(). */
 static int entry_cmp(const void *pa, const void *pb)
 {
-	const struct sgf_entry *a = pa, *b = pb;
+	struct scsi_filter_token a = entry_token(pa), b = entry_token(pb);
 
-	if (a->opcode != b->opcode)
-		return a->opcode - b->opcode;
-	if (!a->mask != !b->mask)
-		return !a->mask ? 1 : -1;
-	if (a->offset != b->offset)
-		return a->offset - b->offset;
-	if (a->width != b->width)
-		return a->width - b->width;
-	if (a->mask != b->mask)
-		return b->mask - a->mask;
-	return a->value - b->value;
+	return scsi_filter_token_cmp(&a, &b);
 }
 
 void sgf_sort(struct sgf_policy *p)

@@ -11,7 +11,7 @@
 
 #include "sgfilter.h"
 
-#define NR_SETS 8
+#define NR_SETS 16	/* as many as gen_scsi_cmd_filter takes (MAX_SETS) */
 
 static int hexval(int c)
 {
