@@ -22,7 +22,7 @@ EOF2
 fi
 
 if [ "$SG_FILTER_ALL_BOOT" = Y ]; then
-	ok "this boot has sg.filter_all=1 on its command line: $SG_FILTER_ALL says Y"
+	ok "this boot has sg.filter_all on its command line: $SG_FILTER_ALL says Y"
 	sg_filter_all N
 else
 	check "sg.filter_all is off by default ($SG_FILTER_ALL: $SG_FILTER_ALL_BOOT)" test "$SG_FILTER_ALL_BOOT" = N

@@ -7,6 +7,13 @@ check "guest runs the $SGF_KERNEL kernel $(uname -r)" test -n "$(uname -r)"
 check "guest has its two vCPUs online ($(cat /sys/devices/system/cpu/online)): the races run in parallel" \
 	test "$(cat /sys/devices/system/cpu/online)" = 0-1
 check "unprivileged user is uid $USER_ID" test "$(as_user id -u)" = $USER_ID
+# rig/boot -H gives the patched kernel a bare "sg.filter_all": the boot must
+# have taken it (a bool parameter takes the bare form as on), or the
+# hardened suites would run unhardened
+if grep -qw 'sg\.filter_all' /proc/cmdline; then
+	check "sg.filter_all on the command line ($(tr ' ' '\n' </proc/cmdline | grep '^sg\.filter_all')): $SG_FILTER_ALL says $SG_FILTER_ALL_BOOT" \
+		test "$SG_FILTER_ALL_BOOT" = Y
+fi
 check "unprivileged user has no capabilities" \
 	grep -qx 'CapEff:	0000000000000000' <(as_user cat /proc/self/status)
 
