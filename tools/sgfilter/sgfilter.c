@@ -258,12 +258,13 @@ static int cmd_check(const struct sgf_device *d, char **argv, int argc)
 	printf("  read-only open:  %s\n  writable open:   %s\n"
 	       "  with CAP_SYS_RAWIO: allowed\n  why: %s\n", ro, rw, reason);
 	if (sg_all == 0)
-		printf("  read-write open of its sg node: not filtered, as Linux never\n"
-		       "  filtered it (sg filters it only with sg.filter_all or the sg\n"
-		       "  device's filter_all)\n");
+		printf("  SG_IO on a read-write open of its sg node: not filtered, as\n"
+		       "  Linux never filtered it (sg filters it only with sg.filter_all\n"
+		       "  or the sg device's filter_all)\n");
 	else if (sg_all == 1)
-		printf("  read-write open of its sg node: filtered as a writable open\n"
-		       "  (sg.filter_all, or the sg device's filter_all, is set)\n");
+		printf("  SG_IO on a read-write open of its sg node: filtered as a\n"
+		       "  writable open (sg.filter_all, or the sg device's filter_all,\n"
+		       "  is set)\n");
 	return 0;
 }
 
