@@ -57,6 +57,7 @@ tgt_adm() { tgtadm -C "$SGF_TGT_CTL" "$@"; }
 
 tgt_start() {
 	local run=$1 try i
+	# shellcheck disable=SC2034 # try only counts the attempts
 	for try in 1 2 3; do
 		SGF_TGT_PORT=$(tgt_free_port)
 		SGF_TGT_CTL=$(tgt_free_ctl)

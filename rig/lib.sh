@@ -19,8 +19,10 @@ SGF_OUT=$SGF_BUILD/out/$SGF_KVER              # its kernel build outputs, one pe
 # folder of their own at the same relative places, so that a compiler call
 # looks the same for both trees and ccache serves the stock kernel every
 # object whose source the series does not change.
+# shellcheck disable=SC2034 # used by the scripts that source this file
 SGF_STOCK=$SGF_BUILD/stock/linux-$SGF_KVER
 SGF_STOCK_OUT=$SGF_BUILD/stock/out/$SGF_KVER
+# shellcheck disable=SC2034 # used by the scripts that source this file
 SGF_RUNS=$SGF_BUILD/runs                      # one folder per guest boot
 SGF_PATCHES=$SGF_TOP/kernel/patches/$SGF_KVER
 SGF_RIG_PATCHES=$SGF_TOP/kernel/rig-patches/$SGF_KVER   # applied after the series, never sent upstream

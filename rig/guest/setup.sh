@@ -20,6 +20,7 @@ add_scsi_debug() {
 
 wait_for() {
 	local i
+	# shellcheck disable=SC2034 # i only counts the tries
 	for i in $(seq 100); do
 		[ -e "$1" ] && return 0
 		sleep 0.1
@@ -33,6 +34,7 @@ find_hctl() {
 	local d
 	for d in /sys/bus/scsi/devices/*:*:*:*; do
 		[ "$(cat "$d/type")" = "$2" ] || continue
+		# shellcheck disable=SC2254 # $1 is a glob pattern
 		case "$(cat "$d/vendor") $(cat "$d/model")" in
 		$1) basename "$d" ;;
 		esac
@@ -47,6 +49,7 @@ describe() {
 	[ -n "$hctl" ] || { echo "setup: no device for $role" >&2; return 1; }
 	node=
 	if [ -d "$d/block" ]; then node=/dev/$(ls "$d/block"); fi
+	# shellcheck disable=SC2010 # sysfs names: st0, nst0a, ...
 	if [ -d "$d/scsi_tape" ]; then node=/dev/$(ls "$d/scsi_tape" | grep -m1 '^st[0-9]*$'); fi
 	if [ -d "$d/scsi_changer" ]; then node=/dev/$(ls "$d/scsi_changer"); fi
 	echo "${role}_HCTL=$hctl"
@@ -58,8 +61,10 @@ describe() {
 # The library's nodes, grouped and moded as udev does; prints their roles.
 library_nodes() {
 	local d n
+	# shellcheck source=/dev/null # setup_devices writes it at run time
 	. /tmp/devices.env
 	d=/sys/bus/scsi/devices/$VTAPE_HCTL
+	# shellcheck disable=SC2045 # sysfs names: st0, nst0a, ...
 	for n in $(ls "$d/scsi_tape"); do
 		chgrp tape "/dev/$n" && chmod 0660 "/dev/$n"
 	done

@@ -37,8 +37,8 @@ done
 # Start from the default policy everywhere, filter on.
 if [ "$SGF_KERNEL" = patched ]; then
 	for h in "${hctls[@]}"; do
-		echo 1 >/sys/bus/scsi/devices/$h/cmd_filter/reset
-		q=$(echo /sys/bus/scsi/devices/$h/block/*/queue)
+		echo 1 >"/sys/bus/scsi/devices/$h/cmd_filter/reset"
+		q=$(echo "/sys/bus/scsi/devices/$h"/block/*/queue)
 		[ -f "$q/unpriv_sgio" ] && echo 0 >"$q/unpriv_sgio"
 	done
 fi
@@ -60,18 +60,18 @@ for i in $(seq "$chunks"); do
 	echo >$TR/trace
 	echo 1 >$TR/tracing_on
 	rc=0
-	as_user "$FUZZ" cdb -s "$seed" -t "$chunk" -l /tmp/fuzz.log -c /tmp/fuzz-cov-$i.txt \
-		-m 9 "${hctls[@]}" 9>$TR/trace_marker >/tmp/fuzz-$i.out 2>/tmp/fuzz-$i.err || rc=$?
+	as_user "$FUZZ" cdb -s "$seed" -t "$chunk" -l /tmp/fuzz.log -c "/tmp/fuzz-cov-$i.txt" \
+		-m 9 "${hctls[@]}" 9>$TR/trace_marker >"/tmp/fuzz-$i.out" 2>"/tmp/fuzz-$i.err" || rc=$?
 	echo 0 >$TR/tracing_on
 	overrun=$(cat $TR/per_cpu/cpu*/stats | awk '/^overrun/ {s += $2} END {print s + 0}')
 	crc=0
-	python3 "$CHECK" $stock_flag /tmp/fuzz.log <$TR/trace >/tmp/fuzz-check-$i.out || crc=$?
+	python3 "$CHECK" $stock_flag /tmp/fuzz.log <$TR/trace >"/tmp/fuzz-check-$i.out" || crc=$?
 	{
 		echo "chunk=$i seed=$seed fuzzer_exit=$rc check_exit=$crc overrun=$overrun"
-		sed 's/^/  /' /tmp/fuzz-$i.out /tmp/fuzz-check-$i.out
-		head -20 /tmp/fuzz-$i.err | sed 's/^/  stderr: /'
+		sed 's/^/  /' "/tmp/fuzz-$i.out" "/tmp/fuzz-check-$i.out"
+		head -20 "/tmp/fuzz-$i.err" | sed 's/^/  stderr: /'
 	} >>$summary
-	cp /tmp/fuzz-cov-$i.txt /tmp/out/ 2>/dev/null || true
+	cp "/tmp/fuzz-cov-$i.txt" /tmp/out/ 2>/dev/null || true
 	# a chunk that hung or crashed ends the run: its findings are enough
 	[ $rc -le 1 ] || break
 done
@@ -145,11 +145,12 @@ else
 	out=$("$FUZZ" sysfs -s "$seed0" -n "$writes" "${hctls[@]}" 2>&1) && rc=0 || rc=$?
 	{
 		echo "sysfs:"
+		# shellcheck disable=SC2001 # indents every line
 		echo "$out" | sed 's/^/  /'
 	} >>$summary
 	acc=$(echo "$out" | sed -n 's/^accepted=//p')
 	rej=$(echo "$out" | sed -n 's/^rejected=//p')
-	if [ $rc = 0 ] && [ "${acc:-0}" -gt 0 ] && [ "${rej:-0}" -gt 0 ]; then
+	if [ "$rc" = 0 ] && [ "${acc:-0}" -gt 0 ] && [ "${rej:-0}" -gt 0 ]; then
 		ok "policy files: $writes random writes, $rej rejected leaving every file byte-identical, $acc accepted reading back as the model applies them"
 	else
 		not_ok "policy files: the sysfs fuzzer found a difference (exit $rc)" "$(echo "$out" | head -12)"

@@ -35,6 +35,7 @@ echo "# devices found after $(($(date +%s) - T0)) s"
 check "${#devs[@]} SCSI devices have a writable policy" test ${#devs[@]} -gt 0
 
 bad=0 t0=$(date +%s)
+# shellcheck disable=SC2034 # r only counts the rounds
 for r in $(seq "$ROUNDS"); do
 	for i in "${!devs[@]}"; do
 		d=${devs[$i]}

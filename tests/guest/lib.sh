@@ -145,9 +145,11 @@ trace_count() {
 put() {
 	local text=$1 file=$2
 	shift 2
+	# shellcheck disable=SC2016 # sh expands $1 and $2
 	out=$("$@" sh -c '/usr/bin/printf "%s" "$1" >"$2"' put "$text" "$file" 2>&1) && rc=0 || rc=$?
 }
 # root without CAP_SYS_RAWIO, as a WRAPPER for put
+# shellcheck disable=SC2034 # used by the suites that source this file
 NORAWIO=(setpriv --inh-caps=-sys_rawio --bounding-set=-sys_rawio --)
 
 # as_member GROUP CMD...: the unprivileged user as a member of GROUP (tape,

@@ -52,7 +52,7 @@ done
 F=$(uf "$VTAPE_HCTL")
 put 1 "$F" as_member tape
 check "a tape member cannot open cmd_filter/unfiltered for writing (${out##*: })" \
-	test $rc != 0 -a "$(cat "$F")" = 0
+	test "$rc" != 0 -a "$(cat "$F")" = 0
 put 1 "$F" "${NORAWIO[@]}"
 check "root without CAP_SYS_RAWIO gets EPERM (${out##*: })" \
 	test "$(cat "$F")" = 0 -a -n "$(grep -o 'Operation not permitted' <<<"$out")"
@@ -61,7 +61,7 @@ check "root in a user namespace (CAP_SYS_RAWIO there) gets EPERM (${out##*: })" 
 	test "$(cat "$F")" = 0 -a -n "$(grep -o 'Operation not permitted' <<<"$out")"
 for bad in 2 yes -1 "1 1" " "; do
 	put "$bad" "$F"
-	check "unfiltered refuses '$bad' and stays 0 (${out##*: })" test $rc != 0 -a "$(cat "$F")" = 0
+	check "unfiltered refuses '$bad' and stays 0 (${out##*: })" test "$rc" != 0 -a "$(cat "$F")" = 0
 done
 
 # ---- before: the tape's pass-through loses what the policy refuses
@@ -73,7 +73,7 @@ EOF
 
 # ---- root sets it for the tape (libvirt would, for a <hostdev> tape)
 put 1 "$F"
-check "root sets VTAPE's cmd_filter/unfiltered to 1" test $rc = 0 -a "$(cat "$F")" = 1
+check "root sets VTAPE's cmd_filter/unfiltered to 1" test "$rc" = 0 -a "$(cat "$F")" = 1
 check "sgfilter show marks VTAPE as not filtered" \
 	grep -q "unfiltered=1: NOT FILTERED" <("$SGFILTER" show "$VTAPE_SG")
 PROBE_AS="as_member tape" probe_all <<EOF
@@ -117,7 +117,7 @@ done
 Q=/sys/dev/block/$(cat "/sys/class/block/$(basename "$HD_NODE")/dev")/queue/unpriv_sgio
 put 1 "$Q"	# as libvirt writes it: "1", no newline
 check "libvirt's write of queue/unpriv_sgio shows in HD's cmd_filter/unfiltered" \
-	test $rc = 0 -a "$(cat "$(uf "$HD_HCTL")")" = 1
+	test "$rc" = 0 -a "$(cat "$(uf "$HD_HCTL")")" = 1
 echo 0 >"$(uf "$HD_HCTL")"
 check "clearing cmd_filter/unfiltered clears queue/unpriv_sgio" test "$(cat "$Q")" = 0
 finish_suite

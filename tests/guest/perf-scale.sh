@@ -40,6 +40,7 @@ done
 check "a scsi_debug host with $tgts targets x $luns LUNs was added (host$host)" test -n "$host"
 # sd attaches asynchronously: wait for every disk
 for _ in $(seq 600); do
+	# shellcheck disable=SC2012 # counts entries named H:C:T:L
 	got=$(ls -d /sys/class/scsi_disk/"$host":* 2>/dev/null | wc -l)
 	[ "$got" -ge $n ] && break
 	sleep 0.5

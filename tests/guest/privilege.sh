@@ -48,14 +48,14 @@ hole "user-namespace root, DBGDISK $DBGDISK_BSG read-only open: SANITIZE (0x48) 
 
 # policy files and unpriv_sgio from the user namespace
 pol=/sys/bus/scsi/devices/$DBGDISK_HCTL/cmd_filter
-q=$(echo /sys/bus/scsi/devices/$DBGDISK_HCTL/block/*/queue)
+q=$(echo "/sys/bus/scsi/devices/$DBGDISK_HCTL"/block/*/queue)
 if [ "$SGF_KERNEL" = patched ]; then
-	before=$(cat $pol/read $pol/write $pol/priv $pol/custom $q/unpriv_sgio)
+	before=$(cat "$pol/read" "$pol/write" "$pol/priv" "$pol/custom" "$q/unpriv_sgio")
 	for f in $pol/read $pol/write $pol/priv $pol/reset $q/unpriv_sgio; do
 		val=0x3b
 		case $f in */reset) val=1 ;; */unpriv_sgio) val=1 ;; esac
 		out=$(as_user unshare -Ur sh -c "/usr/bin/printf '%s' $val >$f" 2>&1) && rc=0 || rc=$?
-		if [ $rc != 0 ] && [[ $out == *"Permission denied"* || $out == *"not permitted"* ]]; then
+		if [ "$rc" != 0 ] && [[ $out == *"Permission denied"* || $out == *"not permitted"* ]]; then
 			ok "user-namespace root cannot write ${f#/sys/bus/scsi/devices/}: ${out##*: }"
 		else
 			not_ok "user-namespace root wrote $f (exit $rc: $out)"
@@ -67,13 +67,13 @@ if [ "$SGF_KERNEL" = patched ]; then
 		echo mounted && ls /tmp/ns-sys/bus/scsi/devices/$DBGDISK_HCTL/cmd_filter/read &&
 		/usr/bin/printf 0x3b >/tmp/ns-sys/bus/scsi/devices/$DBGDISK_HCTL/cmd_filter/read" 2>&1) &&
 		rc=0 || rc=$?
-	if [[ $out == mounted* ]] && [ $rc != 0 ] &&
+	if [[ $out == mounted* ]] && [ "$rc" != 0 ] &&
 	   [[ $out == *"Permission denied"* || $out == *"not permitted"* ]]; then
 		ok "user-namespace root mounts its own sysfs and still cannot write cmd_filter/read: ${out##*: }"
 	else
 		not_ok "a sysfs mounted in a user namespace: exit $rc" "$out"
 	fi
-	after=$(cat $pol/read $pol/write $pol/priv $pol/custom $q/unpriv_sgio)
+	after=$(cat "$pol/read" "$pol/write" "$pol/priv" "$pol/custom" "$q/unpriv_sgio")
 	check "the policy and unpriv_sgio are byte-identical after those attempts" \
 		test "$before" = "$after"
 else
@@ -113,12 +113,13 @@ check "a passed read-write sg descriptor still carries INQUIRY (SG_IO): ${PROBE_
 	test "$PROBE_VERDICT" = reached
 # sg's write(): the credential check of 6.1 stays, for any command
 cnt=/sys/bus/scsi/devices/$HD_HCTL/cmd_filter
-[ "$SGF_KERNEL" = patched ] && before=$(cat $cnt/allowed $cnt/denied)
+[ "$SGF_KERNEL" = patched ] && before=$(cat "$cnt/allowed" "$cnt/denied")
 passed_probe -e sgrw -i 36 "$HD_SG" 12 00 00 00 24 00
 check "sg write() through a passed descriptor is refused (EPERM), even INQUIRY, as on stock $SGF_KVER: ${PROBE_VERDICT:-?}" \
 	test "$PROBE_VERDICT" = denied
 if [ "$SGF_KERNEL" = patched ]; then
-	after=$(cat $cnt/allowed $cnt/denied)
+	after=$(cat "$cnt/allowed" "$cnt/denied")
+	# shellcheck disable=SC2086,SC2116 # echo joins the counters on one line
 	check "... by sg's credential check, before the filter (counters $(echo $before) -> $(echo $after))" \
 		test "$before" = "$after"
 fi

@@ -65,7 +65,8 @@ fi
 # (host numbers are never reused).
 sgs=(/dev/sg*)
 nsg=${#sgs[@]}
-[ $nsg -ge 10 ] && [ $nsg -le 89 ] ||
+# shellcheck disable=SC2015 # not_ok when either bound fails
+[ "$nsg" -ge 10 ] && [ "$nsg" -le 89 ] ||
 	not_ok "hot add: expected 10 to 89 sg nodes before, found $nsg"
 hot_nodes=("/dev/sg$((nsg / 10))[$((nsg % 10))-9]" "/dev/sg[$((nsg / 10 + 1))-9][0-9]"
 	'/dev/sd[c-z]' '/dev/bsg/[7-9]:*' '/dev/bsg/[1-9][0-9]:*')
@@ -93,7 +94,7 @@ while [ $SECONDS -lt $end ]; do
 		nap 0.1
 	done
 	[ -n "$hot" ] || { not_ok "hot add: no new device after add_host"; break; }
-	for f in /sys/bus/scsi/devices/$hot/scsi_generic/* /sys/bus/scsi/devices/$hot/block/*; do
+	for f in "/sys/bus/scsi/devices/$hot"/scsi_generic/* "/sys/bus/scsi/devices/$hot"/block/*; do
 		[ -e "$f" ] && [ -e "/dev/${f##*/}" ] && chmod 0666 "/dev/${f##*/}"
 	done
 	chmod 0666 "/dev/bsg/$hot"

@@ -16,6 +16,7 @@ print(' '.join(pol.set_of_type(int(t)) for t in sys.argv[1:]))" "$@"
 {
 	roles="HD CD BURN1 BURN2 TAPE CHANGER DBGDISK DBGCD DBGSCAN DBGPROC"
 	types=$(for role in $roles; do h=${role}_HCTL; cat "/sys/bus/scsi/devices/${!h}/type"; done)
+	# shellcheck disable=SC2086 # $types holds a type per line
 	read -r -a sets <<<"$(set_of $types)"
 	printf '%-8s %-9s %-15s %-4s %-8s %s\n' ROLE H:C:T:L NODES TYPE "CMD SET" "VENDOR MODEL"
 	i=0

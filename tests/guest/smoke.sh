@@ -22,12 +22,12 @@ for role in HD CD BURN1 BURN2 TAPE CHANGER DBGDISK; do
 	check "$role (${!hctl}) has ${!node}, ${!sg} and ${!bsg}" \
 		test -e "${!node}" -a -e "${!sg}" -a -e "${!bsg}"
 done
-check "HD is a disk (type 0)" test "$(cat /sys/bus/scsi/devices/$HD_HCTL/type)" = 0
-check "TAPE is a tape (type 1)" test "$(cat /sys/bus/scsi/devices/$TAPE_HCTL/type)" = 1
+check "HD is a disk (type 0)" test "$(cat "/sys/bus/scsi/devices/$HD_HCTL/type")" = 0
+check "TAPE is a tape (type 1)" test "$(cat "/sys/bus/scsi/devices/$TAPE_HCTL/type")" = 1
 check "CHANGER is a medium changer (type 8)" \
-	test "$(cat /sys/bus/scsi/devices/$CHANGER_HCTL/type)" = 8
+	test "$(cat "/sys/bus/scsi/devices/$CHANGER_HCTL/type")" = 8
 check "burner is the tgt DVD burner" \
-	grep -q VIRTUAL-CDROM /sys/bus/scsi/devices/$BURN1_HCTL/model
+	grep -q VIRTUAL-CDROM "/sys/bus/scsi/devices/$BURN1_HCTL/model"
 
 for role in HD CD BURN1 TAPE CHANGER DBGDISK; do
 	sg=${role}_SG

@@ -165,6 +165,7 @@ PY
 		echo "ok - policy(host): every constant in linux-6.1.list has the value $v's headers give it$same"
 	else
 		echo "not ok - policy(host): linux-6.1.list disagrees with $v's stock kernel"
+		# shellcheck disable=SC2001 # prefixes every line
 		echo "$out" | sed 's/^/# /'
 	fi
 done

@@ -26,6 +26,7 @@ expect 64 "-i and -o together are a usage error" -i 4 -o 4 /dev/null 12
 expect 64 "a data length over 1 MiB is a usage error" -i 2000000 /dev/null 12
 expect 64 "a 13-byte CDB for CDROM_SEND_PACKET is a usage error" -e packet /dev/null \
 	0 0 0 0 0 0 0 0 0 0 0 0 0
+# shellcheck disable=SC2046 # a CDB byte per argument
 expect 64 "a CDB over 260 bytes is a usage error" /dev/null $(printf '00 %.0s' $(seq 261))
 expect 64 "-d with an odd number of digits is a usage error" -d abc /dev/null 12
 expect 64 "-d with a non-hex digit is a usage error" -d 0g /dev/null 12
@@ -34,6 +35,7 @@ expect 3 "a missing device is an OS error" /dev/does-not-exist 12 00 00 00 24 00
 for e in sgio sic packet sgrw bsg; do
 	expect 3 "entry $e on a non-SCSI file is an OS error" -e $e -i 36 /dev/null 12 00 00 00 24 00
 done
+# shellcheck disable=SC2046 # a CDB byte per argument
 expect 3 "a 260-byte CDB on a non-SCSI file is an OS error" /dev/null $(printf '00 %.0s' $(seq 260))
 expect 64 "a non-numeric -F descriptor is a usage error" -F x /dev/null 12
 expect 64 "-F beyond 1023 is a usage error" -F 1024 /dev/null 12
@@ -50,5 +52,6 @@ if [ "$rc" = 64 ] && [ "$(echo "$out" | grep -c '^sgprobe')" = 3 ] &&
 	echo "ok - sgprobe(host): batch mode answers each line, flags the bad one (exit 64)"
 else
 	echo "not ok - sgprobe(host): batch mode: exit $rc"
+	# shellcheck disable=SC2001 # prefixes every line
 	echo "$out" | sed 's/^/# /'
 fi

@@ -18,10 +18,12 @@ expect() {
 	shift 3
 	out=$("$SGF" "$@" 2>&1)
 	rc=$?
+	# shellcheck disable=SC2001 # prefixes every line
 	if [ "$rc" = "$want" ]; then ok "$what (exit $rc)"; else
 		not_ok "$what: exit $rc, wanted $want"; echo "$out" | sed 's/^/# /'; fi
 }
 has() { # has DESCRIPTION PATTERN: $out matches
+	# shellcheck disable=SC2001 # prefixes every line
 	if grep -qE -- "$2" <<<"$out"; then ok "$1"; else
 		not_ok "$1: no '$2' in output"; echo "$out" | sed 's/^/# /'; fi
 }
@@ -137,39 +139,48 @@ expect 4 "check with an odd run of hex" -- check 0:0:0:0 420
 restore() { local c; for c in read write priv; do default_of "$2" $c >"$SGFILTER_SYSFS/bus/scsi/devices/$1/cmd_filter/$c"; done; }
 M=$SGFILTER_SYSFS/bus/scsi/devices/0:0:1:0/cmd_filter
 expect 0 "allow a vendor command" -- allow 0:0:0:0 0xc1
+# shellcheck disable=SC2015 # ok only prints: if-then-else
 [ "$(head -n1 "$D/read")" = "+0xc1" ] && ok "allow wrote one edit, +0xc1, to read" ||
 	not_ok "allow wrote: $(cat "$D/read")"
+# shellcheck disable=SC2015 # ok only prints: if-then-else
 [ "$(cat "$D/write")" = "$(default_of sbc write)" ] && [ "$(cat "$D/priv")" = "$(default_of sbc priv)" ] &&
 	ok "allow wrote no other class file" || not_ok "allow touched write or priv"
 restore 0:0:0:0 sbc
 expect 0 "allow -w by name, a command twice" -- allow -w 0:0:0:0 "write buffer" 0x3b
 has "allow -w names the command" "0x3b WRITE BUFFER"
+# shellcheck disable=SC2015 # ok only prints: if-then-else
 [ "$(head -n1 "$D/write")" = "+0x3b" ] && ok "allow -w wrote +0x3b to write, once" ||
 	not_ok "write list: $(cat "$D/write")"
 restore 0:0:0:0 sbc
 expect 4 "allow an unknown name" -- allow 0:0:0:0 "move medium"
 has "the error names the command set" "unknown command 'move medium' for command set sbc"
 expect 4 "allow a malformed token" -- allow 0:0:0:0 0x9e/sa=0x99
+# shellcheck disable=SC2015 # ok only prints: if-then-else
 [ "$(cat "$D/read")" = "$(default_of sbc read)" ] && ok "a refused allow wrote nothing" ||
 	not_ok "a refused allow wrote: $(cat "$D/read")"
 expect 0 "deny UNMAP by name" -- deny 0:0:0:0 unmap
+# shellcheck disable=SC2015 # ok only prints: if-then-else
 [ "$(head -n1 "$D/priv")" = "+0x42" ] && ok "deny wrote +0x42 to priv" ||
 	not_ok "deny wrote: $(cat "$D/priv")"
+# shellcheck disable=SC2015 # ok only prints: if-then-else
 [ "$(cat "$D/write")" = "$(default_of sbc write)" ] && ok "deny wrote no other class file" ||
 	not_ok "deny touched write"
 restore 0:0:0:0 sbc
 expect 0 "deny a service action of an allowed opcode" -- deny 0:0:1:0 0xa3/sa=0x02
+# shellcheck disable=SC2015 # ok only prints: if-then-else
 [ "$(head -n1 "$M/priv")" = "+0xa3/sa=0x02" ] && ok "deny wrote the exception to priv as one edit" ||
 	not_ok "priv list: $(cat "$M/priv")"
 restore 0:0:1:0 mmc
 expect 1 "unfiltered without a value" -- unfiltered 0:0:0:0
 expect 1 "unfiltered takes only 0 or 1" -- unfiltered 0:0:0:0 yes
 expect 1 "unfiltered with extra arguments" -- unfiltered 0:0:0:0 1 1
+# shellcheck disable=SC2015 # ok only prints: if-then-else
 [ "$(cat "$D/unfiltered")" = 0 ] && ok "refused unfiltered calls wrote nothing" ||
 	not_ok "a refused unfiltered call wrote '$(cat "$D/unfiltered")'"
 expect 5 "unfiltered on a kernel without the feature" -- unfiltered 5:0:0:0 1
 expect 0 "unfiltered 1" -- unfiltered 0:0:0:0 1
 has "unfiltered 1 says the device is not filtered" "^0:0:0:0: NOT FILTERED"
+# shellcheck disable=SC2015 # ok only prints: if-then-else
 [ "$(cat "$D/unfiltered")" = 1 ] && ok "unfiltered 1 wrote 1" || not_ok "unfiltered wrote '$(cat "$D/unfiltered")'"
 expect 0 "show an unfiltered device" -- show 0:0:0:0
 has "show marks it NOT FILTERED for writable opens" "^0:0:0:0: command set sbc, the default policy; unfiltered=1: NOT FILTERED for writable opens"
@@ -178,8 +189,10 @@ has "check: WRITE BUFFER passes an unfiltered device" "unfiltered is 1"
 has "check: a writable open of an unfiltered device sends WRITE BUFFER" "writable open:   allowed"
 has "check: a read-only open of an unfiltered device is filtered as before" "read-only open:  denied"
 expect 0 "unfiltered 0" -- unfiltered 0:0:0:0 0
+# shellcheck disable=SC2015 # ok only prints: if-then-else
 [ "$(cat "$D/unfiltered")" = 0 ] && ok "unfiltered 0 wrote 0" || not_ok "unfiltered wrote '$(cat "$D/unfiltered")'"
 expect 0 "reset" -- reset 0:0:0:0
+# shellcheck disable=SC2015 # ok only prints: if-then-else
 [ "$(cat "$D/reset")" = 1 ] && ok "reset wrote 1" || not_ok "reset wrote '$(cat "$D/reset")'"
 
 # errors of the kernel's files: a directory in place of a file
