@@ -471,9 +471,10 @@ int fuzz_sysfs(int argc, char **argv)
 
 static int nr_failed;
 
-static void expect(int cond, const char *what)
+/* expect COND CASE WHAT: the result line "ok - sgfuzz.model.CASE: WHAT" */
+static void expect(int cond, const char *id, const char *what)
 {
-	printf("%s - sgfuzz(host): %s\n", cond ? "ok" : "not ok", what);
+	printf("%s - sgfuzz.model.%s: %s\n", cond ? "ok" : "not ok", id, what);
 	nr_failed += !cond;
 }
 
@@ -495,58 +496,65 @@ int selftest(void)
 	int ok = 1;
 
 	expect(kspace(0xa0) && kspace('\v') && kspace(' ') && !kspace(0x85) && !kspace('x'),
-	       "the kernel's white space: \\t-\\r, space and 0xa0, not 0x85");
+	       "whitespace", "the kernel's white space: \\t-\\r, space and 0xa0, not 0x85");
 	expect(model_reset_ok("1", 1) && model_reset_ok("1\n", 2) && model_reset_ok("+1", 2) &&
-	       model_reset_ok("01", 2), "reset takes 1, 1\\n, +1, 01 (kstrtouint)");
+	       model_reset_ok("01", 2), "reset.accepts",
+	       "reset takes 1, 1\\n, +1, 01 (kstrtouint)");
 	expect(!model_reset_ok("0", 1) && !model_reset_ok("2", 1) && !model_reset_ok("", 0) &&
 	       !model_reset_ok("1 ", 2) && !model_reset_ok("-1", 2) && !model_reset_ok("\n", 1) &&
-	       !model_reset_ok("4294967297", 10), "reset refuses 0, 2, empty, '1 ', -1, overflow");
+	       !model_reset_ok("4294967297", 10), "reset.refuses",
+	       "reset refuses 0, 2, empty, '1 ', -1, overflow");
 	sgf_default_policy("sbc", &sbc);
 	expect(model_store(&sbc, SGF_READ, "0x28 0x28", 9, &next) == -EINVAL,
-	       "a token written twice: EINVAL");
+	       "store.duplicate", "a token written twice: EINVAL");
 	expect(model_store(&sbc, SGF_READ, "0x28\0 0x2a", 10, &next) == -EINVAL,
-	       "a NUL byte: EINVAL");
+	       "store.nul", "a NUL byte: EINVAL");
 	expect(model_store(&sbc, SGF_PRIV, "0x28", 4, &next) == -EINVAL,
-	       "a whole opcode in priv: EINVAL");
+	       "store.opcode-in-priv", "a whole opcode in priv: EINVAL");
 	expect(model_store(&sbc, SGF_PRIV, "0xa3/cdb10&0x3f=0x06", 20, &next) == 0 &&
-	       has_token(&next, SGF_PRIV, "0xa3/cdb10&0x3f=0x06"), "a field rule in priv: taken");
+	       has_token(&next, SGF_PRIV, "0xa3/cdb10&0x3f=0x06"), "store.field-in-priv",
+	       "a field rule in priv: taken");
 	expect(model_store(&sbc, SGF_READ, "0x2a\n", 5, &next) == 0 &&
 	       has_token(&next, SGF_READ, "0x2a") && !has_token(&next, SGF_READ, "0x28") &&
 	       !has_token(&next, SGF_WRITE, "0x2a") && has_token(&next, SGF_WRITE, "0x35"),
-	       "writing read replaces the read class; WRITE(10) moves from write to read");
+	       "store.read-replaces", "writing read replaces the read class; WRITE(10) moves from write to read");
 	expect(model_store(&sbc, SGF_READ, "0x28\xa0" "0x2a", 9, &next) == 0 &&
-	       has_token(&next, SGF_READ, "0x2a"), "0xa0 separates tokens, as in the kernel");
+	       has_token(&next, SGF_READ, "0x2a"), "store.0xa0-separates",
+	       "0xa0 separates tokens, as in the kernel");
 	for (i = 0; i < sbc.n; i++)
 		other_fields += sbc.e[i].mask && sbc.e[i].cls != SGF_READ;
 	for (len = 0, i = 0; i < 128 - other_fields; i++)
 		len += (size_t)sprintf(text + len, " 0xc0/cdb%zu&0xff=0x%02zx", 2 + i / 200, i);
 	expect(model_store(&sbc, SGF_READ, text, len, &next) == 0,
-	       "128 field rules in all: taken");
+	       "store.fields-128", "128 field rules in all: taken");
 	len += (size_t)sprintf(text + len, " 0xc1/cdb2&0xff=0x00");
 	expect(model_store(&sbc, SGF_READ, text, len, &next) == -E2BIG,
-	       "129 field rules: E2BIG");
+	       "store.fields-129", "129 field rules: E2BIG");
 	for (len = 0, i = 0; i < 385; i++)
 		len += (size_t)sprintf(text + len, " 0x%02zx", i & 0xff);
 	expect(model_store(&sbc, SGF_READ, text, len, &next) == -E2BIG,
-	       "385 tokens: E2BIG before the duplicates are found");
+	       "store.tokens-385", "385 tokens: E2BIG before the duplicates are found");
 	expect(model_store(&sbc, SGF_READ, "+0x42 +0xc1", 11, &next) == 0 &&
 	       has_token(&next, SGF_READ, "0x42") && has_token(&next, SGF_READ, "0x28") &&
-	       !has_token(&next, SGF_WRITE, "0x42"), "+ moves UNMAP to read and keeps the rest");
+	       !has_token(&next, SGF_WRITE, "0x42"), "edit.plus",
+	       "+ moves UNMAP to read and keeps the rest");
 	expect(model_store(&sbc, SGF_READ, "-0x28", 5, &next) == 0 &&
-	       !has_token(&next, SGF_READ, "0x28"), "- takes READ(10) out of read");
+	       !has_token(&next, SGF_READ, "0x28"), "edit.minus",
+	       "- takes READ(10) out of read");
 	expect(model_store(&sbc, SGF_READ, "-0x2a", 5, &next) == -EINVAL,
-	       "- before a command of another class: EINVAL");
+	       "edit.minus-other-class", "- before a command of another class: EINVAL");
 	expect(model_store(&sbc, SGF_READ, "+0x28 0x2a", 10, &next) == -EINVAL,
-	       "prefixed and unprefixed tokens mixed: EINVAL");
+	       "edit.mixed", "prefixed and unprefixed tokens mixed: EINVAL");
 	expect(model_store(&sbc, SGF_PRIV, "+0x9e", 5, &next) == 0 &&
 	       !has_token(&next, SGF_READ, "0x9e/sa=0x10"),
-	       "+ before a whole opcode in priv drops every form of it");
+	       "edit.plus-priv-opcode", "+ before a whole opcode in priv drops every form of it");
 	sgf_parse_token("0x12/cdb1&0x1f=0x01", &e);
 	sgf_format_token(&e, tok, sizeof(tok));
-	expect(!strcmp(tok, "0x12/sa=0x01"), "cdb1&0x1f reads back as sa= (kernel's show)");
+	expect(!strcmp(tok, "0x12/sa=0x01"), "format.sa", "cdb1&0x1f reads back as sa= (kernel's show)");
 	sgf_parse_token("0x7f/cdb1&0x1f=0x01", &e);
 	sgf_format_token(&e, tok, sizeof(tok));
-	expect(!strcmp(tok, "0x7f/cdb1&0x1f=0x01"), "... but not on opcode 0x7f");
+	expect(!strcmp(tok, "0x7f/cdb1&0x1f=0x01"), "format.sa-0x7f",
+	       "... but not on opcode 0x7f");
 	/* the generators, under the sanitizers */
 	rng_state = 42;
 	for (i = 0; i < 20000; i++) {
@@ -557,7 +565,7 @@ int selftest(void)
 		ret = model_store(&sbc, cls, text, len, &next);
 		ok &= ret == 0 || ret == -EINVAL || ret == -E2BIG;
 	}
-	expect(ok, "20000 random policy texts through the model");
+	expect(ok, "random-texts", "20000 random policy texts through the model");
 	return nr_failed ? 1 : 0;
 }
 

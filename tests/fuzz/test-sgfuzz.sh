@@ -8,24 +8,25 @@ fuzz=${1:-./sgfuzz-san}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0
-t() {	# t DESCRIPTION EXPECTED-EXIT CMD...
-	local desc=$1 want=$2 rc
-	shift 2
+t() {	# t ID DESCRIPTION EXPECTED-EXIT CMD...: the check sgfuzz.ID
+	local id=sgfuzz.$1 desc=$2 want=$3 rc
+	shift 3
 	"$@" >"$tmp/out" 2>&1 && rc=0 || rc=$?
 	if [ "$rc" = "$want" ]; then
-		echo "ok - sgfuzz(host): $desc (exit $rc)"
+		echo "ok - $id: $desc (exit $rc)"
 	else
-		echo "not ok - sgfuzz(host): $desc: exit $rc, expected $want"
+		echo "not ok - $id: $desc: exit $rc, expected $want"
 		sed 's/^/# /' "$tmp/out" | tail -5
 		failed=1
 	fi
 }
 
+# the models' unit checks (sysfs.c's selftest) print sgfuzz.model.CASE
 "$fuzz" selftest || failed=1
-t "no mode is a usage error" 2 "$fuzz"
-t "an unknown mode is a usage error" 2 "$fuzz" nope
-t "cdb without a device is a usage error" 2 "$fuzz" cdb
-t "a device that does not exist is a setup error" 2 env SGFUZZ_SYSFS="$tmp/none" "$fuzz" cdb 0:0:0:0
+t usage.no-mode "no mode is a usage error" 2 "$fuzz"
+t usage.unknown-mode "an unknown mode is a usage error" 2 "$fuzz" nope
+t usage.cdb-no-device "cdb without a device is a usage error" 2 "$fuzz" cdb
+t usage.no-such-device "a device that does not exist is a setup error" 2 env SGFUZZ_SYSFS="$tmp/none" "$fuzz" cdb 0:0:0:0
 
 # a fake device of each command set, its nodes /dev/null
 mkdir -p "$tmp/dev/bsg"
@@ -42,13 +43,13 @@ for t_ in 0 1 5 8 6 3; do
 done
 devs=(0:0:0:0 1:0:0:0 5:0:0:0 8:0:0:0 6:0:0:0 3:0:0:0)
 export SGFUZZ_SYSFS=$tmp/sys SGFUZZ_DEV=$tmp/dev
-t "cdb: 20000 calls of every kind on /dev/null, no crash, nothing decided" 0 \
+t cdb.calls "cdb: 20000 calls of every kind on /dev/null, no crash, nothing decided" 0 \
 	"$fuzz" cdb -s 7 -n 20000 -l "$tmp/log" -c "$tmp/cov" "${devs[@]}"
 if grep -q '^consulted=0$' "$tmp/out" && grep -q '^calls=20000$' "$tmp/out" &&
    [ "$(grep -vc '^#' "$tmp/log")" -gt 10000 ] && [ "$(wc -l <"$tmp/cov")" = 5 ]; then
-	echo "ok - sgfuzz(host): cdb reports its calls, a log line per call and a 5-row coverage map"
+	echo "ok - sgfuzz.cdb.report: cdb reports its calls, a log line per call and a 5-row coverage map"
 else
-	echo "not ok - sgfuzz(host): cdb's report, log or coverage map"
+	echo "not ok - sgfuzz.cdb.report: cdb's report, log or coverage map"
 	sed 's/^/# /' "$tmp/out" | head -20
 	failed=1
 fi
@@ -58,6 +59,6 @@ replay() {
 	setarch "$(uname -m)" -R "$fuzz" cdb -s 9 -n 3000 -l /dev/stdout "${devs[@]}" |
 		grep -v '^#\|pid=\|seconds=\|rate=\|slowest'
 }
-t "the same seed gives the same calls" 0 cmp <(replay) <(replay)
-t "hammer: 1 s on /dev/null, nothing allowed or refused" 0 "$fuzz" hammer -t 1 "$tmp/dev/sg*"
+t cdb.replay "the same seed gives the same calls" 0 cmp <(replay) <(replay)
+t hammer "hammer: 1 s on /dev/null, nothing allowed or refused" 0 "$fuzz" hammer -t 1 "$tmp/dev/sg*"
 exit $failed

@@ -20,8 +20,8 @@ if [ "$(drive_state)" = Full ]; then mtx -f "$chg" unload >/dev/null 2>&1 || tru
 trace_reset
 works status "mtx status lists the drive and four barcoded cartridges" mtx -f "$chg" status
 n=$(echo "$COMPAT_OUT" | grep -c 'Storage Element [0-9]*:Full *:VolumeTag=SGF00[1-4]L4')
-if [ "$n" = 4 ]; then ok "mtx status shows SGF001L4-SGF004L4 in slots 1-4"; else
-	not_ok "mtx status shows $n of the 4 cartridges" "$(echo "$COMPAT_OUT" | head -8)"; fi
+if [ "$n" = 4 ]; then ok status.cartridges "mtx status shows SGF001L4-SGF004L4 in slots 1-4"; else
+	not_ok status.cartridges "mtx status shows $n of the 4 cartridges" "$(echo "$COMPAT_OUT" | head -8)"; fi
 works inquiry "mtx inquiry identifies the changer" mtx -f "$chg" inquiry
 works inventory "mtx inventory (INITIALIZE ELEMENT STATUS)" mtx -f "$chg" inventory
 works loaderinfo "loaderinfo reads the element address assignment" loaderinfo -f "$chg"
@@ -38,17 +38,17 @@ works load-1 "mtx load 1 puts SGF001L4 in the drive" mtx -f "$chg" load 1 0
 works transfer "mtx transfer 2 1 moves SGF002L4 to the emptied slot 1" mtx -f "$chg" transfer 2 1
 works unload-1 "mtx unload puts SGF001L4 into slot 2" mtx -f "$chg" unload 2 0
 if [ "$(slot_tag 1)" = SGF002L4 ] && [ "$(slot_tag 2)" = SGF001L4 ]; then
-	ok "mtx status shows SGF002L4 in slot 1 and SGF001L4 in slot 2"
+	ok transfer.slots "mtx status shows SGF002L4 in slot 1 and SGF001L4 in slot 2"
 else
-	not_ok "the cartridges are not where the moves put them" "$(mtx -f "$chg" status 2>&1 | head -9)"
+	not_ok transfer.slots "the cartridges are not where the moves put them" "$(mtx -f "$chg" status 2>&1 | head -9)"
 fi
 works load-moved "mtx load 1 puts the moved SGF002L4 in the drive" mtx -f "$chg" load 1 0
 works read-marker "dd reads the marker back from the moved cartridge" \
 	sh -c "mt -f $nst rewind && dd if=$nst bs=512 count=1 2>/dev/null"
 if [ "$(echo "$COMPAT_OUT" | tr -s ' ' | sed 's/ $//')" = "$marker" ]; then
-	ok "the cartridge in the drive is the one the marker was written to"
+	ok read-marker.same "the cartridge in the drive is the one the marker was written to"
 else
-	not_ok "read back '$(echo "$COMPAT_OUT" | head -c 80)' instead of the marker"
+	not_ok read-marker.same "read back '$(echo "$COMPAT_OUT" | head -c 80)' instead of the marker"
 fi
 works unload-moved "mtx unload returns it to slot 1" mtx -f "$chg" unload 1 0
 commands_check VCHANGER smc

@@ -24,9 +24,9 @@ works cdrskin-burn-sg "cdrskin -tao burns the ISO through $BURN3_SG" \
 works readback-sg "sg_dd reads the burned disc back through $BURN3_SG" \
 	sh -c "sg_dd if=$BURN3_SG bs=2048 count=$((size / 2048)) of=/tmp/home/burn3.back 2>/dev/null"
 if cmp -s -n "$size" "$iso" /tmp/home/burn3.back; then
-	ok "the disc burned through $BURN3_SG equals the ISO"
+	ok readback-sg.same "the disc burned through $BURN3_SG equals the ISO"
 else
-	not_ok "the disc burned through $BURN3_SG differs from the ISO" "$(cmp -n "$size" "$iso" /tmp/home/burn3.back 2>&1)"
+	not_ok readback-sg.same "the disc burned through $BURN3_SG differs from the ISO" "$(cmp -n "$size" "$iso" /tmp/home/burn3.back 2>&1)"
 fi
 works xorriso-toc-sg "xorriso -toc through $BURN3_SG" xorriso -outdev "$BURN3_SG" -toc
 
@@ -39,9 +39,9 @@ compat_run cdparanoia -v -Q -d "$CD_NODE"
 compat_record cdparanoia-q "cdparanoia -v -Q -d $CD_NODE (a data CD: no audio tracks)"
 if echo "$COMPAT_OUT" | grep -q 'Drive is MMC style' &&
    echo "$COMPAT_OUT" | grep -q 'Could not find any audio tracks'; then
-	ok "cdparanoia -Q probes $CD_NODE (MMC drive) and reads its table of contents (no audio tracks)"
+	ok cdparanoia-q "cdparanoia -Q probes $CD_NODE (MMC drive) and reads its table of contents (no audio tracks)"
 else
-	not_ok "cdparanoia -Q did not get through its probe (exit $COMPAT_RC)" "$(echo "$COMPAT_OUT" | tail -4)"
+	not_ok cdparanoia-q "cdparanoia -Q did not get through its probe (exit $COMPAT_RC)" "$(echo "$COMPAT_OUT" | tail -4)"
 fi
 # Through the sg node cdparanoia uses sg's old sg_header write(): its
 # INQUIRY fails there on stock 6.1 as well; compat-compare holds the outcome.

@@ -28,9 +28,9 @@ trace_reset
 compat_run sane-find-scanner -q "$sg"
 compat_record find-scanner "sane-find-scanner -q $sg"
 if grep -q "found SCSI scanner .*at $sg" <<<"$COMPAT_OUT"; then
-	ok "sane-find-scanner finds the scanner at $sg"
+	ok find-scanner "sane-find-scanner finds the scanner at $sg"
 else
-	not_ok "sane-find-scanner does not find the scanner at $sg (exit $COMPAT_RC)" "$(head -5 <<<"$COMPAT_OUT")"
+	not_ok find-scanner "sane-find-scanner does not find the scanner at $sg (exit $COMPAT_RC)" "$(head -5 <<<"$COMPAT_OUT")"
 fi
 raw() { reaches "$1" "$2" sg_raw "${@:3}"; }
 raw raw-reserve "RESERVE UNIT" "$sg" 16 00 00 00 00 00

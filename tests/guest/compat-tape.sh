@@ -31,9 +31,9 @@ extract() {
 	rm -rf "$dir"
 	works "$1" "tar reads archive $2 back from $nst" sh -c "mkdir -p $dir && tar -xf $nst -C $dir"
 	if diff -r "$src/d$2" "$dir" >/dev/null 2>&1; then
-		ok "archive $2 read back byte for byte"
+		ok "$1.same" "archive $2 read back byte for byte"
 	else
-		not_ok "archive $2 read back differs" "$(diff -r "$src/d$2" "$dir" 2>&1 | head -3)"
+		not_ok "$1.same" "archive $2 read back differs" "$(diff -r "$src/d$2" "$dir" 2>&1 | head -3)"
 	fi
 }
 
@@ -67,9 +67,9 @@ sg_record() {
 	works "$1" "READ(6) through $sg reads the record there (archive $2's first)" \
 		sg_raw -r 10240 -o "$got" "$sg" 08 00 00 28 00 00
 	if cmp -s "$want" "$got"; then
-		ok "the record read through $sg is the first of archive $2"
+		ok "$1.first" "the record read through $sg is the first of archive $2"
 	else
-		not_ok "the record read through $sg is not the first of archive $2" "$(cmp "$want" "$got" 2>&1)"
+		not_ok "$1.first" "the record read through $sg is not the first of archive $2" "$(cmp "$want" "$got" 2>&1)"
 	fi
 }
 works tapeinfo "tapeinfo (mtx) reports the drive" tapeinfo -f "$sg"

@@ -10,5 +10,5 @@ n=0
 while IFS= read -r f; do
 	cp "$f" /tmp/out/gcov/ && n=$((n + 1))
 done < <(find /sys/kernel/debug/gcov -name 'scsi_cmd_*.gcda' 2>/dev/null)
-check "saved the gcov counts of $n objects of the filter" test "$n" -ge 2
+check gcov-saved "saved the gcov counts of $n objects of the filter" test "$n" -ge 2
 finish_suite

@@ -53,9 +53,10 @@ kind_of() {
 	esac
 }
 
-# One "EXPECTED|DESCRIPTION|ARGS" line per row that fits each fixture's nodes.
+# One "EXPECTED|CASE|DESCRIPTION|ARGS" line per row that fits each fixture's
+# nodes; CASE is ROLE.KIND.ENTRY.MODE.COMMAND (kebab-case command).
 specs() {
-	local role v var dev kind k entry mode cmd want in
+	local role v var dev kind k entry mode cmd want in c
 	for role in HD CD BURN1 TAPE CHANGER DBGDISK; do
 		for v in NODE SG BSG; do
 			var=${role}_$v
@@ -65,7 +66,8 @@ specs() {
 				[ "$k" = "$kind" ] || continue
 				in=
 				[ "$cmd" = INQUIRY ] && in="-i 36"
-				echo "$want|$role $dev $entry $mode $cmd|-e $entry -m $mode $in $dev ${CDB[$cmd]}"
+				c=${cmd,,}
+				echo "$want|$role.$kind.$entry.$mode.${c//_/-}|$role $dev $entry $mode $cmd|-e $entry -m $mode $in $dev ${CDB[$cmd]}"
 			done <<<"$ROWS"
 		done
 	done

@@ -105,40 +105,40 @@ cells=$(cat /tmp/fuzz-cov-*.txt 2>/dev/null | awk '
 echo "# fuzz: $calls calls in ${secs}s ($rate/s), seed $((seed0 + 1))..$((seed0 + chunks)), $cells of 1280 opcode x entry-point cells"
 
 if [ "$hung" != 0 ]; then
-	not_ok "the fuzzer hung or crashed" "$(grep -h 'stderr' $summary | head -5)"
+	not_ok cdb.crash "the fuzzer hung or crashed" "$(grep -h 'stderr' $summary | head -5)"
 fi
 if [ "$lost" != 0 ]; then
-	not_ok "the trace lost events ($lost): the device-side check is incomplete"
+	not_ok trace.lost "the trace lost events ($lost): the device-side check is incomplete"
 fi
 if [ "$SGF_KERNEL" = stock ]; then
 	if [ "$violations" -gt 0 ] && [ "$tviol" -gt 0 ]; then
-		ok "stock $SGF_KVER fails the campaign, as it must: $violations of $consulted verdicts allowed what the policy denies, and the midlayer dispatched $tviol commands the policy denies"
+		ok cdb.stock-fails "stock $SGF_KVER fails the campaign, as it must: $violations of $consulted verdicts allowed what the policy denies, and the midlayer dispatched $tviol commands the policy denies"
 	else
-		not_ok "stock $SGF_KVER showed no verdict against the policy ($violations) or none dispatched ($tviol): the test could not fail"
+		not_ok cdb.stock-fails "stock $SGF_KVER showed no verdict against the policy ($violations) or none dispatched ($tviol): the test could not fail"
 	fi
 else
 	if [ "$mismatches" = 0 ] && [ "$consulted" -gt 0 ]; then
-		ok "$calls random calls in ${secs}s on ${#hctls[@]} devices: all $consulted verdicts ($allowed allowed, $denied denied) equal the policy document's"
+		ok cdb.verdicts "$calls random calls in ${secs}s on ${#hctls[@]} devices: all $consulted verdicts ($allowed allowed, $denied denied) equal the policy document's"
 	else
-		not_ok "$mismatches of $consulted verdicts differ from the policy document" \
+		not_ok cdb.verdicts "$mismatches of $consulted verdicts differ from the policy document" \
 			"$(grep -h 'stderr' $summary | head -8)"
 	fi
 	if [ "$anomalies" = 0 ]; then
-		ok "each decision counted once, every denial answered EPERM and no allowed command did"
+		ok cdb.counters "each decision counted once, every denial answered EPERM and no allowed command did"
 	else
-		not_ok "$anomalies calls where the counters and the answer disagree" \
+		not_ok cdb.counters "$anomalies calls where the counters and the answer disagree" \
 			"$(grep -h 'stderr' $summary | head -8)"
 	fi
 	if [ "$tviol" = 0 ] && [ "$dispatched" -gt 0 ] && ! grep -q 'check_exit=1' $summary; then
-		ok "nothing the policy denies reached a device: $dispatched allowed commands dispatched, every denial traced once with its device, opcode and entry point"
+		ok cdb.dispatch "nothing the policy denies reached a device: $dispatched allowed commands dispatched, every denial traced once with its device, opcode and entry point"
 	else
-		not_ok "the device-side check failed ($tviol denied commands dispatched)" \
+		not_ok cdb.dispatch "the device-side check failed ($tviol denied commands dispatched)" \
 			"$(grep -h '# ' /tmp/fuzz-check-*.out | head -8)"
 	fi
 	if [ "$cells" -ge "${SGF_FUZZ_MIN_CELLS:-500}" ]; then
-		ok "coverage: the filter decided $cells of the 1280 opcode x entry-point pairs"
+		ok cdb.coverage "coverage: the filter decided $cells of the 1280 opcode x entry-point pairs"
 	else
-		not_ok "coverage: only $cells of 1280 opcode x entry-point pairs decided"
+		not_ok cdb.coverage "coverage: only $cells of 1280 opcode x entry-point pairs decided"
 	fi
 
 	# the policy files, as root
@@ -151,11 +151,11 @@ else
 	acc=$(echo "$out" | sed -n 's/^accepted=//p')
 	rej=$(echo "$out" | sed -n 's/^rejected=//p')
 	if [ "$rc" = 0 ] && [ "${acc:-0}" -gt 0 ] && [ "${rej:-0}" -gt 0 ]; then
-		ok "policy files: $writes random writes, $rej rejected leaving every file byte-identical, $acc accepted reading back as the model applies them"
+		ok sysfs.writes "policy files: $writes random writes, $rej rejected leaving every file byte-identical, $acc accepted reading back as the model applies them"
 	else
-		not_ok "policy files: the sysfs fuzzer found a difference (exit $rc)" "$(echo "$out" | head -12)"
+		not_ok sysfs.writes "policy files: the sysfs fuzzer found a difference (exit $rc)" "$(echo "$out" | head -12)"
 	fi
 	custom=$(cat /sys/bus/scsi/devices/*/cmd_filter/custom | sort -u | tr '\n' ' ')
-	check "every device is back on its default policy (custom: $custom)" test "$custom" = "0 "
+	check sysfs.default-restored "every device is back on its default policy (custom: $custom)" test "$custom" = "0 "
 fi
 finish_suite

@@ -14,33 +14,33 @@ pattern=/tmp/pattern.bin
 head -c 4096 /dev/urandom >$pattern
 dd if=$pattern of="$HD_NODE" bs=512 seek=1000 count=8 oflag=direct conv=notrunc status=none
 trace_reset
-hole "HD $HD_NODE read-only open: UNMAP (0x42)" -m ro -d $UNMAP_LIST \
+hole unmap.HD.block-ro "HD $HD_NODE read-only open: UNMAP (0x42)" -m ro -d $UNMAP_LIST \
 	"$HD_NODE" 42 00 00 00 00 00 00 00 18 00
 dispatched=$(trace_count "$HD_HCTL" 42)
 if [ "$SGF_KERNEL" = stock ]; then
-	check "HD: on stock the UNMAP was dispatched to the device ($dispatched)" test "$dispatched" -gt 0
+	check unmap.HD.block-ro.dispatched "HD: on stock the UNMAP was dispatched to the device ($dispatched)" test "$dispatched" -gt 0
 else
-	check "HD: the denied UNMAP never reached the device (dispatched: $dispatched)" test "$dispatched" = 0
+	check unmap.HD.block-ro.dispatched "HD: the denied UNMAP never reached the device (dispatched: $dispatched)" test "$dispatched" = 0
 fi
 survived=no
 cmp -s $pattern <(dd if="$HD_NODE" bs=512 skip=1000 count=8 iflag=direct status=none) && survived=yes
 if [ "$SGF_KERNEL" = stock ]; then
-	check "HD: on stock the UNMAP erased the data (data survived: $survived)" test $survived = no
+	check unmap.HD.block-ro.data "HD: on stock the UNMAP erased the data (data survived: $survived)" test $survived = no
 else
-	check "HD: the data survives the denied UNMAP" test $survived = yes
+	check unmap.HD.block-ro.data "HD: the data survives the denied UNMAP" test $survived = yes
 fi
 
-hole "HD $HD_NODE read-only open: MAINTENANCE OUT (0xa4)" -m ro \
+hole maintenance-out.HD.block-ro "HD $HD_NODE read-only open: MAINTENANCE OUT (0xa4)" -m ro \
 	"$HD_NODE" a4 00 00 00 00 00 00 00 00 00 00 00
-hole "HD $HD_NODE read-only open: SANITIZE (0x48)" -m ro \
+hole sanitize.HD.block-ro "HD $HD_NODE read-only open: SANITIZE (0x48)" -m ro \
 	"$HD_NODE" 48 00 00 00 00 00 00 00 00 00
-hole "HD $HD_NODE writable open: ATA PASS-THROUGH(12) (0xa1)" -m rw \
+hole ata-pass-through-12.HD.block-rw "HD $HD_NODE writable open: ATA PASS-THROUGH(12) (0xa1)" -m rw \
 	"$HD_NODE" a1 00 00 00 00 00 00 00 00 00 00 00
-hole "HD $HD_NODE read-only open: REMOVE ELEMENT AND TRUNCATE (0x9e/0x18)" -m ro \
+hole remove-element-and-truncate.HD.block-ro "HD $HD_NODE read-only open: REMOVE ELEMENT AND TRUNCATE (0x9e/0x18)" -m ro \
 	"$HD_NODE" 9e 18 00 00 00 00 00 00 00 00 00 00 00 00 00 00
-hole "HD $HD_NODE writable open: opcode 0x0d (6.1's WRITE_SAME_32 slip)" -m rw \
+hole opcode-0d.HD.block-rw "HD $HD_NODE writable open: opcode 0x0d (6.1's WRITE_SAME_32 slip)" -m rw \
 	"$HD_NODE" 0d 00 00 00 00 00
-hole "HD $HD_SG read-only open: SANITIZE (0x48) through sg" -m ro \
+hole sanitize.HD.sg-ro "HD $HD_SG read-only open: SANITIZE (0x48) through sg" -m ro \
 	"$HD_SG" 48 00 00 00 00 00 00 00 00 00
 # A read-write sg open and sg's write() are not filtered on stock, nor by
 # default on the patched kernel (sg's contract with userspace); the opt-in
@@ -49,13 +49,13 @@ sg_filter_all Y
 for role in HD CD; do
 	sg=${role}_SG
 	for e in sgio sgrw; do
-		hole "$role ${!sg} read-write open, $e: WRITE BUFFER (0x3b) (sg.filter_all)" -e $e -m rw \
+		hole "write-buffer.$role.sg-rw.$e" "$role ${!sg} read-write open, $e: WRITE BUFFER (0x3b) (sg.filter_all)" -e $e -m rw \
 			"${!sg}" 3b 05 00 00 00 00 00 00 00 00
 	done
 done
-hole "HD $HD_SG read-write open: SANITIZE (0x48) (sg.filter_all)" -m rw \
+hole sanitize.HD.sg-rw "HD $HD_SG read-write open: SANITIZE (0x48) (sg.filter_all)" -m rw \
 	"$HD_SG" 48 00 00 00 00 00 00 00 00 00
 sg_filter_all N
-hole "HD $HD_BSG read-only open: UNMAP (0x42) through bsg" -e bsg -m ro \
+hole unmap.HD.bsg-ro "HD $HD_BSG read-only open: UNMAP (0x42) through bsg" -e bsg -m ro \
 	-d $UNMAP_LIST "$HD_BSG" 42 00 00 00 00 00 00 00 18 00
 finish_suite

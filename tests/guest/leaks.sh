@@ -12,7 +12,7 @@ ROUNDS=${SGF_LEAK_ROUNDS:-20}
 
 T0=$(date +%s)
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-check "kmemleak is on in this kernel ($KML)" test -w "$KML"
+check kmemleak-on "kmemleak is on in this kernel ($KML)" test -w "$KML"
 [ -w "$KML" ] || finish_suite
 # forget what was reported before (boot, earlier suites)
 echo clear >"$KML"
@@ -32,7 +32,7 @@ for d in /sys/bus/scsi/devices/*/cmd_filter; do
 	devs+=("$d") free+=("${ops[*]}")
 done
 echo "# devices found after $(($(date +%s) - T0)) s"
-check "${#devs[@]} SCSI devices have a writable policy" test ${#devs[@]} -gt 0
+check devices "${#devs[@]} SCSI devices have a writable policy" test ${#devs[@]} -gt 0
 
 bad=0 t0=$(date +%s)
 # shellcheck disable=SC2034 # r only counts the rounds
@@ -50,11 +50,11 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 echo "# $((ROUNDS * ${#devs[@]} * 6)) policy writes in $(($(date +%s) - t0)) s"
-check "$ROUNDS rounds of customize, edit, refused edits and reset on ${#devs[@]} devices ($bad writes did not end as they should)" \
+check policy-writes "$ROUNDS rounds of customize, edit, refused edits and reset on ${#devs[@]} devices ($bad writes did not end as they should)" \
 	test $bad = 0
 custom=0
 for d in "${devs[@]}"; do custom=$((custom + $(cat "$d/custom"))); done
-check "every device is back on its default policy" test $custom = 0
+check default-policy "every device is back on its default policy" test $custom = 0
 
 # kmemleak reports an object only once it is 5 s old and unreferenced; a
 # policy freed by kfree_rcu() is freed after a grace period. Scan twice.
@@ -69,7 +69,7 @@ cat "$KML" >"$report"
 total=$(grep -c '^unreferenced object' "$report" || true)
 ours=$(awk '/^unreferenced object/{n++} /scsi_cmd_(policy|filter)/{hit[n]=1}
 	END {c=0; for (k in hit) c++; print c}' "$report")
-check "kmemleak: no object the command filter allocated is left unreferenced ($ours of $total suspected leaks; kmemleak.txt in the run folder)" \
+check kmemleak "kmemleak: no object the command filter allocated is left unreferenced ($ours of $total suspected leaks; kmemleak.txt in the run folder)" \
 	test "$ours" = 0
 echo "# the suite took $(($(date +%s) - T0)) s"
 finish_suite

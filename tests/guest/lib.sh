@@ -1,7 +1,10 @@
 # shellcheck shell=bash
 # Helpers for in-guest suites. A suite prints one line per test:
-#   ok - DESCRIPTION            or    not ok - DESCRIPTION
+#   ok - SUITE.CASE: DESCRIPTION    or    not ok - SUITE.CASE: DESCRIPTION
 # plus "# " diagnostics; the host numbers the lines into one TAP stream.
+# CASE is the check's stable identifier (docs/testing.md, "Result lines and
+# their identifiers"): letters, digits and _ . + / -, the same in every
+# run and on both kernels; the values a run measures go in DESCRIPTION.
 # Environment (from the rig): SGF_TOP, SGF_BUILD, SGF_KERNEL (stock|patched), SGF_RUN
 # (the run folder on the host, read-only here), and /tmp/devices.env.
 
@@ -19,25 +22,26 @@ as_user() {
 		--inh-caps=-all --bounding-set=-all -- "$@"
 }
 
-ok() { echo "ok - $SUITE: $1"; }
+# ok CASE DESCRIPTION; not_ok CASE DESCRIPTION [DIAGNOSTIC...]
+ok() { echo "ok - $SUITE.$1: $2"; }
 not_ok() {
-	echo "not ok - $SUITE: $1"
-	shift
+	echo "not ok - $SUITE.$1: $2"
+	shift 2
 	local l
 	for l in "$@"; do echo "# $l"; done
 	SGF_FAILED=1
 }
 
-# check DESCRIPTION CMD...: passes when CMD exits 0; its output is shown on
-# failure.
+# check CASE DESCRIPTION CMD...: passes when CMD exits 0; its output is
+# shown on failure.
 check() {
-	local desc=$1 out rc
-	shift
+	local id=$1 desc=$2 out rc
+	shift 2
 	out=$("$@" 2>&1) && rc=0 || rc=$?
 	if [ $rc = 0 ]; then
-		ok "$desc"
+		ok "$id" "$desc"
 	else
-		not_ok "$desc" "exit $rc: $*" "$(echo "$out" | tail -5)"
+		not_ok "$id" "$desc" "exit $rc: $*" "$(echo "$out" | tail -5)"
 	fi
 }
 
@@ -57,22 +61,24 @@ user_probe() {
 
 # probe_all: many probes in one sgprobe -b process (a process per probe
 # costs most of a second on the debug guest), each verdict compared with
-# the expected one. Reads lines "EXPECTED|DESCRIPTION|SGPROBE-ARGS" on stdin.
+# the expected one. Reads lines "EXPECTED|CASE|DESCRIPTION|SGPROBE-ARGS" on
+# stdin.
 # The probes run as the user, or through $PROBE_AS ("as_member tape").
 probe_all() {
-	local specs results spec rest want desc i=0
+	local specs results spec rest want id desc i=0
 	mapfile -t specs
 	mapfile -t results < <(for spec in "${specs[@]}"; do
-		echo "${spec#*|*|}"
+		echo "${spec#*|*|*|}"
 	done | ${PROBE_AS:-as_user} "$PROBE" -b)
 	for spec in "${specs[@]}"; do
 		want=${spec%%|*} rest=${spec#*|}
+		id=${rest%%|*} rest=${rest#*|}
 		desc=${rest%%|*}
 		parse_verdict "${results[i]:-}"
 		if [ "$PROBE_VERDICT" = "$want" ]; then
-			ok "$desc: $want"
+			ok "$id" "$desc: $want"
 		else
-			not_ok "$desc: expected $want" "${results[i]:-no answer}"
+			not_ok "$id" "$desc: expected $want" "${results[i]:-no answer}"
 		fi
 		i=$((i + 1))
 	done
@@ -86,10 +92,12 @@ probe_all() {
 # (rig/boot's -H sets it on the kernel command line).
 SG_FILTER_ALL=/sys/module/sg/parameters/filter_all
 SG_FILTER_ALL_BOOT=$(cat "$SG_FILTER_ALL" 2>/dev/null || echo -)
+SG_FILTER_ALL_SETS=0   # the how-manieth setting, in its result's identifier
 sg_filter_all() {
 	[ "$SGF_KERNEL" = patched ] || return 0
+	SG_FILTER_ALL_SETS=$((SG_FILTER_ALL_SETS + 1))
 	echo "$1" >"$SG_FILTER_ALL" ||
-		not_ok "could not set $SG_FILTER_ALL to $1"
+		not_ok "filter-all-set.$SG_FILTER_ALL_SETS" "could not set $SG_FILTER_ALL to $1"
 }
 # true while the patched kernel filters every sg command
 sg_hardened() {
@@ -104,24 +112,24 @@ finish_suite() {
 	exit $SGF_FAILED
 }
 
-# hole DESCRIPTION SGPROBE-ARGS...: a security regression test. On the
+# hole CASE DESCRIPTION SGPROBE-ARGS...: a security regression test. On the
 # patched kernel the command must be denied. On the stock kernel the same test
 # must fail, the command reaching the device as we measured; a hole that
 # stock does not show means the test could not fail, which is a failure.
 hole() {
-	local desc=$1
-	shift
+	local id=$1 desc=$2
+	shift 2
 	user_probe "$@"
 	if [ "$SGF_KERNEL" = stock ]; then
 		if [ "$PROBE_VERDICT" = reached ]; then
-			ok "$desc: reached the device on stock $SGF_KVER (the hole; this test fails there, as it must)"
+			ok "$id" "$desc: reached the device on stock $SGF_KVER (the hole; this test fails there, as it must)"
 		else
-			not_ok "$desc: stock $SGF_KVER did not show the hole (got ${PROBE_VERDICT:-nothing}), so the test cannot fail" "$PROBE_OUT"
+			not_ok "$id" "$desc: stock $SGF_KVER did not show the hole (got ${PROBE_VERDICT:-nothing}), so the test cannot fail" "$PROBE_OUT"
 		fi
 	elif [ "$PROBE_VERDICT" = denied ]; then
-		ok "$desc: denied"
+		ok "$id" "$desc: denied"
 	else
-		not_ok "$desc: expected denied, got ${PROBE_VERDICT:-nothing}" "$PROBE_OUT"
+		not_ok "$id" "$desc: expected denied, got ${PROBE_VERDICT:-nothing}" "$PROBE_OUT"
 	fi
 }
 
@@ -184,9 +192,9 @@ works() {
 	compat_run "$@"
 	compat_record "$id" "$desc"
 	if [ "$COMPAT_RC" = 0 ]; then
-		ok "$desc"
+		ok "$id" "$desc"
 	else
-		not_ok "$desc" "exit $COMPAT_RC: $*" "$(echo "$COMPAT_OUT" | tail -5)"
+		not_ok "$id" "$desc" "exit $COMPAT_RC: $*" "$(echo "$COMPAT_OUT" | tail -5)"
 	fi
 }
 
@@ -203,9 +211,9 @@ reaches() {
 	compat_run "$@"
 	compat_record "$id" "$desc"
 	if sg_reached "$COMPAT_RC"; then
-		ok "$desc: reaches the device (exit $COMPAT_RC)"
+		ok "$id" "$desc: reaches the device (exit $COMPAT_RC)"
 	else
-		not_ok "$desc: the kernel refused it (exit $COMPAT_RC)" "$*" "$(echo "$COMPAT_OUT" | tail -3)"
+		not_ok "$id" "$desc: the kernel refused it (exit $COMPAT_RC)" "$*" "$(echo "$COMPAT_OUT" | tail -3)"
 	fi
 }
 
@@ -226,16 +234,16 @@ refused() {
 		# stock, or the patched kernel without sg.filter_all: stock's outcome
 		compat_record "$id" "$desc"
 		if sg_reached "$COMPAT_RC"; then
-			ok "$desc: reaches the device ($SGF_KERNEL $SGF_KVER, read-write sg open unfiltered) (exit $COMPAT_RC)"
+			ok "$id" "$desc: reaches the device ($SGF_KERNEL $SGF_KVER, read-write sg open unfiltered) (exit $COMPAT_RC)"
 		else
-			not_ok "$desc: $SGF_KERNEL $SGF_KVER refused it (exit $COMPAT_RC)" "$*" "$(echo "$COMPAT_OUT" | tail -3)"
+			not_ok "$id" "$desc: $SGF_KERNEL $SGF_KVER refused it (exit $COMPAT_RC)" "$*" "$(echo "$COMPAT_OUT" | tail -3)"
 		fi
 		echo 1 >/sys/kernel/tracing/tracing_on
 		return
 	fi
 	compat_record "$id" "$desc" listed
 	if [ "$COMPAT_RC" != 51 ]; then
-		not_ok "$desc: expected the listed refusal (exit 51, EPERM), got exit $COMPAT_RC" "$*" \
+		not_ok "$id" "$desc: expected the listed refusal (exit 51, EPERM), got exit $COMPAT_RC" "$*" \
 			"$(echo "$COMPAT_OUT" | tail -3)"
 		echo 1 >/sys/kernel/tracing/tracing_on
 		return
@@ -244,9 +252,9 @@ refused() {
 	compat_run "$@"
 	"$SGF_BUILD/bin/sgfilter" reset "$dev" >/dev/null 2>&1 || true
 	if [ "$rc" = 0 ] && sg_reached "$COMPAT_RC"; then
-		ok "$desc: refused as listed (EPERM); after 'sgfilter allow $dev $cmd' it reaches the device (exit $COMPAT_RC)"
+		ok "$id" "$desc: refused as listed (EPERM); after 'sgfilter allow $dev $cmd' it reaches the device (exit $COMPAT_RC)"
 	else
-		not_ok "$desc: 'sgfilter allow $dev $cmd' (exit $rc) did not restore it (exit $COMPAT_RC)" \
+		not_ok "$id" "$desc: 'sgfilter allow $dev $cmd' (exit $rc) did not restore it (exit $COMPAT_RC)" \
 			"$(echo "$COMPAT_OUT" | tail -3)"
 	fi
 	echo 1 >/sys/kernel/tracing/tracing_on
@@ -264,8 +272,8 @@ commands_check() {
 	python3 "$SGF_TOP/tests/guest/policy-check.py" "${!hctl}" "$set" \
 		</sys/kernel/tracing/trace >"$out" 2>&1 && rc=0 || rc=$?
 	if [ $rc = 0 ]; then
-		ok "every command the programs sent to $role is permitted by the $set policy ($(tail -1 "$out"))"
+		ok "commands.$role" "every command the programs sent to $role is permitted by the $set policy ($(tail -1 "$out"))"
 	else
-		not_ok "commands sent to $role outside the $set policy" "$(grep -v ' permitted$' "$out")"
+		not_ok "commands.$role" "commands sent to $role outside the $set policy" "$(grep -v ' permitted$' "$out")"
 	fi
 }

@@ -17,7 +17,8 @@ for the host to hold against stock's (tests/host/sg-rw-compare). With
 are probed, and the policy decides them too.
 
 Run as the unprivileged user; prints one TAP line per device, entry point
-and open mode ("ok - matrix: ...").
+and open mode ("ok - matrix.ROLE.KIND.ENTRY.MODE: ...", KIND the node's
+kind: sg, bsg, st or block; ".filter-all" after it with --filter-all).
 """
 import os
 import subprocess
@@ -36,6 +37,7 @@ SIC_LEN = [6, 10, 10, 12, 16, 12, 10, 10]
 RESULTS = "/tmp/matrix-results.txt"   # H:C:T:L cdb verdict, for dispatch-check.py
 SG_RW = "/tmp/matrix-sg-rw.txt"     # the unfiltered sg probes and their verdicts
 FILTER_ALL = "--filter-all" in sys.argv[1:]
+RUN_ID = ".filter-all" if FILTER_ALL else ""   # the two runs' result ids differ
 
 
 def devices():
@@ -88,7 +90,8 @@ def expected(entry, node_kind, ptype, mode, cdb):
 
 
 def plan():
-    """(group, expected, probe line, hctl, unfiltered sg probe) for every probe."""
+    """(group, its result id, expected, probe line, hctl, unfiltered sg probe)
+    for every probe."""
     for role, ptype, node, sg, bsg in devices():
         hctl = os.path.basename(bsg)
         set_ = POL.set_of_type(ptype)
@@ -105,43 +108,44 @@ def plan():
                     if entry == "sgrw" and mode == "ro":
                         continue           # write() needs a writable open
                     group = f"{role} ({set_}) {dev} {entry} {mode}"
+                    gid = f"{role}.{kind}.{entry}.{mode}{RUN_ID}"
                     if FILTER_ALL:
                         group += " sg.filter_all"
                     for cdb in cdbs:
                         sent = as_sent(entry, cdb)
                         line = f"-e {entry} -m {mode} -t 5000 {dev} " + " ".join(f"{b:02x}" for b in sent)
-                        yield (group, expected(entry, kind, ptype, mode, cdb), line, hctl,
+                        yield (group, gid, expected(entry, kind, ptype, mode, cdb), line, hctl,
                                sg_unfiltered(entry, kind, ptype, mode))
 
 
 def main():
     probes = list(plan())
-    out = subprocess.run([PROBE, "-b"], input="\n".join(p[2] for p in probes) + "\n",
+    out = subprocess.run([PROBE, "-b"], input="\n".join(p[3] for p in probes) + "\n",
                          capture_output=True, text=True).stdout.splitlines()
     if len(out) != len(probes):
-        print(f"not ok - matrix: {len(probes)} probes, {len(out)} answers")
+        print(f"not ok - matrix.answers{RUN_ID}: {len(probes)} probes, {len(out)} answers")
         return 1
     groups = {}
     log = open(RESULTS, "a")
     sg_rw = None if FILTER_ALL else open(SG_RW, "w")
-    for (group, want, line, hctl, unfiltered), got in zip(probes, out):
+    for (group, gid, want, line, hctl, unfiltered), got in zip(probes, out):
         verdict = got.partition(" verdict=")[2].split(" ")[0]
         log.write(f"{hctl} {''.join(line.split()[7:])} {verdict}\n")
         if sg_rw and unfiltered:
             sg_rw.write(f"{group}\t{line}\t{verdict}\n")
-        g = groups.setdefault(group, [0, []])
+        g = groups.setdefault(group, [0, [], gid])
         g[0] += 1
         if verdict != want:
             g[1].append(f"{line}: expected {want}, got {verdict} ({got})")
     failed = 0
-    for group, (n, bad) in groups.items():
+    for group, (n, bad, gid) in groups.items():
         if bad:
             failed = 1
-            print(f"not ok - matrix: {group}: {len(bad)} of {n} verdicts differ from the policy")
+            print(f"not ok - matrix.{gid}: {group}: {len(bad)} of {n} verdicts differ from the policy")
             for b in bad[:6]:
                 print(f"# {b}")
         else:
-            print(f"ok - matrix: {group}: {n} verdicts as the policy says")
+            print(f"ok - matrix.{gid}: {group}: {n} verdicts as the policy says")
     print(f"# matrix: {len(probes)} probes in {len(groups)} groups")
     return failed
 

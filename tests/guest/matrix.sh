@@ -12,9 +12,9 @@ trace_reset
 as_user python3 "$SGF_TOP/tests/guest/matrix.py" || SGF_FAILED=1
 if [ -s /tmp/matrix-sg-rw.txt ]; then
 	cp /tmp/matrix-sg-rw.txt /tmp/out/matrix-sg-rw.txt
-	ok "the unfiltered sg probes and their verdicts are in out/matrix-sg-rw.txt ($(wc -l </tmp/matrix-sg-rw.txt) probes)"
+	ok sg-rw-verdicts "the unfiltered sg probes and their verdicts are in out/matrix-sg-rw.txt ($(wc -l </tmp/matrix-sg-rw.txt) probes)"
 else
-	not_ok "matrix.py left no verdicts of the unfiltered sg probes"
+	not_ok sg-rw-verdicts "matrix.py left no verdicts of the unfiltered sg probes"
 fi
 if [ "$SGF_KERNEL" = patched ]; then
 	sg_filter_all Y
@@ -24,9 +24,9 @@ fi
 echo 0 >/sys/kernel/tracing/tracing_on
 if out=$(python3 "$SGF_TOP/tests/guest/dispatch-check.py" /tmp/matrix-results.txt \
 	</sys/kernel/tracing/trace 2>&1); then
-	ok "denied commands never reached a device: $(echo "$out" | head -1)"
+	ok dispatch "denied commands never reached a device: $(echo "$out" | head -1)"
 else
-	not_ok "the device-side count disagrees with the verdicts" "$out"
+	not_ok dispatch "the device-side count disagrees with the verdicts" "$out"
 fi
 echo >/sys/kernel/tracing/trace
 echo 1408 >/sys/kernel/tracing/buffer_size_kb
@@ -38,7 +38,7 @@ for role in DBGDISK DBGCD TAPE CHANGER DBGSCAN DBGPROC; do
 	denied=$(for op in $(seq 0 255); do
 		printf -- '-e sgio -m ro -t 5000 %s %02x 00 00 00 00 00 00 00 00 00\n' "${!sg}" "$op"
 	done | "$PROBE" -b | grep -c 'verdict=denied' || true)
-	check "root (CAP_SYS_RAWIO) sends all 256 opcodes to $role ${!sg} read-only: $denied denied" \
+	check "root.$role" "root (CAP_SYS_RAWIO) sends all 256 opcodes to $role ${!sg} read-only: $denied denied" \
 		test "$denied" = 0
 done
 finish_suite

@@ -14,13 +14,13 @@ rounds=${SGF_PERF_ROUNDS:-5} seconds=${SGF_PERF_SECONDS:-1}
 D=/sys/bus/pseudo/drivers/scsi_debug
 echo 0 >$D/delay
 echo 0 >$D/ndelay
-check "scsi_debug answers without delay" test "$(cat $D/delay) $(cat $D/ndelay)" = "0 0"
+check no-delay "scsi_debug answers without delay" test "$(cat $D/delay) $(cat $D/ndelay)" = "0 0"
 : >/tmp/out/perf-e2e.txt
 for r in $(seq "$rounds"); do
 	for cmd in tur read4k pread4k; do
 		out=$(as_user "$RATE" -t "$seconds" $cmd "$DBGDISK_NODE" 2>&1) && rc=0 || rc=$?
 		echo "kernel=$SGF_KERNEL round=$r $out" >>/tmp/out/perf-e2e.txt
-		check "round $r: $cmd as uid $USER_ID on $DBGDISK_NODE: ${out##* }" test "$rc" = 0
+		check "round-$r.$cmd" "round $r: $cmd as uid $USER_ID on $DBGDISK_NODE: ${out##* }" test "$rc" = 0
 	done
 	# two processes, one on each vCPU, sending TEST UNIT READY to the same
 	# disk at once: the sum of their rates ("tur2")
@@ -31,6 +31,6 @@ for r in $(seq "$rounds"); do
 	wait $p0 && wait $p1 && rc=0 || rc=$?
 	sum=$(sed -n 's/.* rate=\([0-9.]*\).*/\1/p' /tmp/tur2.0 /tmp/tur2.1 | awk '{ s += $1 } END { printf "%.1f", s }')
 	echo "kernel=$SGF_KERNEL round=$r cmd=tur2 procs=2 rate=$sum" >>/tmp/out/perf-e2e.txt
-	check "round $r: tur from two processes on two vCPUs at once: rate=$sum" test "$rc" = 0
+	check "round-$r.tur2" "round $r: tur from two processes on two vCPUs at once: rate=$sum" test "$rc" = 0
 done
 finish_suite

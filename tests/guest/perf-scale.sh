@@ -37,7 +37,7 @@ host=
 for h in /sys/class/scsi_host/host*; do
 	grep -qx "$(basename "$h")" <<<"$hosts" || host=${h##*host}
 done
-check "a scsi_debug host with $tgts targets x $luns LUNs was added (host$host)" test -n "$host"
+check host-added "a scsi_debug host with $tgts targets x $luns LUNs was added (host$host)" test -n "$host"
 # sd attaches asynchronously: wait for every disk
 for _ in $(seq 600); do
 	# shellcheck disable=SC2012 # counts entries named H:C:T:L
@@ -48,7 +48,7 @@ done
 t1=$(ns)
 sync
 s1=$(slab)
-check "all $n LUNs have a disk ($got)" test "$got" = $n
+check disks "all $n LUNs have a disk ($got)" test "$got" = $n
 say "kernel=$SGF_KERNEL luns=$n add_host_to_all_disks_ms=$(((t1 - t0) / 1000000))"
 say "kernel=$SGF_KERNEL luns=$n slab_kb_added=$((s1 - s0)) slab_bytes_per_lun=$(((s1 - s0) * 1024 / n))"
 
@@ -56,7 +56,7 @@ if [ "$SGF_KERNEL" = patched ]; then
 	mapfile -t devs < <(ls -d /sys/bus/scsi/devices/"$host":*)
 	custom=0
 	for d in "${devs[@]}"; do read -r c <"$d/cmd_filter/custom"; custom=$((custom + c)); done
-	check "every LUN is on the shared default policy (custom: $custom)" test $custom = 0
+	check default-policy "every LUN is on the shared default policy (custom: $custom)" test $custom = 0
 	# One process times the reads and writes (open, read or write, close)
 	# and weighs the slab around them. Every file is looked up first, so
 	# that the sysfs inodes and dentries that creates are not counted.
@@ -131,9 +131,9 @@ print(f"{k} luns={n} bytes_per_lun_7s_after_reset={(s3 - s0) * 1024 // n} "
       f"grown_caches={','.join(f'{c}:{b // n}' for b, c in grown if b > 0) or 'none'}")
 PY
 	tail -7 $out | sed 's/^/# /'
-	check "writing cmd_filter/read gave every LUN its own policy" \
+	check custom-policy "writing cmd_filter/read gave every LUN its own policy" \
 		grep -q "customized=$n " $out
-	check "reset returned every LUN to the default policy" \
+	check reset "reset returned every LUN to the default policy" \
 		grep -q "custom_after_reset=0 " $out
 fi
 finish_suite

@@ -52,9 +52,9 @@ if [ "$SGF_KERNEL" = patched ]; then
 		awk '{a += $(NF - 2); d += $NF} END {print a + 0, d + 0}')
 	if [ $r1 = 0 ] && [ $r2 = 0 ] && [ $r3 = 0 ] && [ "$calls" -gt 0 ] &&
 	   [ "${writes:-0}" -gt 0 ] && [ "${toggled% *}" -gt 0 ] && [ "${toggled#* }" -gt 0 ]; then
-		ok "policy rewritten $writes times and reset $resets times in ${secs}s under $calls SG_IO from two processes: TEST UNIT READY and INQUIRY never refused, WRITE BUFFER and 0xc1 never allowed; toggled commands allowed/denied $toggled"
+		ok rewrite.sg-io "policy rewritten $writes times and reset $resets times in ${secs}s under $calls SG_IO from two processes: TEST UNIT READY and INQUIRY never refused, WRITE BUFFER and 0xc1 never allowed; toggled commands allowed/denied $toggled"
 	else
-		not_ok "policy rewrites against SG_IO (hammers $r1 $r2, rewriter $r3, toggled $toggled)" \
+		not_ok rewrite.sg-io "policy rewrites against SG_IO (hammers $r1 $r2, rewriter $r3, toggled $toggled)" \
 			"$(head -5 /tmp/h1.err /tmp/h2.err /tmp/rw.err)"
 	fi
 fi
@@ -67,7 +67,7 @@ sgs=(/dev/sg*)
 nsg=${#sgs[@]}
 # shellcheck disable=SC2015 # not_ok when either bound fails
 [ "$nsg" -ge 10 ] && [ "$nsg" -le 89 ] ||
-	not_ok "hot add: expected 10 to 89 sg nodes before, found $nsg"
+	not_ok hot-add.sg-nodes "hot add: expected 10 to 89 sg nodes before, found $nsg"
 hot_nodes=("/dev/sg$((nsg / 10))[$((nsg % 10))-9]" "/dev/sg[$((nsg / 10 + 1))-9][0-9]"
 	'/dev/sd[c-z]' '/dev/bsg/[7-9]:*' '/dev/bsg/[1-9][0-9]:*')
 as_user "$FUZZ" hammer -s 4 -t "$secs" "${hot_nodes[@]}" >/tmp/h3.out 2>/tmp/h3.err &
@@ -93,7 +93,7 @@ while [ $SECONDS -lt $end ]; do
 		[ -n "$hot" ] && [ -e "/dev/bsg/$hot" ] && break
 		nap 0.1
 	done
-	[ -n "$hot" ] || { not_ok "hot add: no new device after add_host"; break; }
+	[ -n "$hot" ] || { not_ok hot-add.new-device "hot add: no new device after add_host"; break; }
 	for f in "/sys/bus/scsi/devices/$hot"/scsi_generic/* "/sys/bus/scsi/devices/$hot"/block/*; do
 		[ -e "$f" ] && [ -e "/dev/${f##*/}" ] && chmod 0666 "/dev/${f##*/}"
 	done
@@ -142,17 +142,17 @@ if [ "$SGF_KERNEL" = stock ]; then
 	# stock lets WRITE BUFFER through a read-write sg open: the hammer must
 	# see it, or this test could not fail there
 	if [ "$viol" -gt 0 ]; then
-		ok "stock $SGF_KVER fails, as it must: $viol refused commands (WRITE BUFFER, 0xc1) reached hot-added devices"
+		ok hot-add.stock-fails "stock $SGF_KVER fails, as it must: $viol refused commands (WRITE BUFFER, 0xc1) reached hot-added devices"
 	else
-		not_ok "stock $SGF_KVER showed no refused command reaching a device: the test could not fail"
+		not_ok hot-add.stock-fails "stock $SGF_KVER showed no refused command reaching a device: the test could not fail"
 	fi
-	check "hot add/remove under traffic: $cycles cycles, $calls SG_IO ($reached INQUIRY answered, $gone failed on removed devices), no crash" \
+	check hot-add.traffic "hot add/remove under traffic: $cycles cycles, $calls SG_IO ($reached INQUIRY answered, $gone failed on removed devices), no crash" \
 		test "$cycles" -gt 3 -a "$r1" -le 1 -a "$r2" -le 1 -a "$reached" -gt 0 -a "$gone" -gt 0
 else
 	if [ $r1 = 0 ] && [ $r2 = 0 ] && [ "$cycles" -gt 3 ] && [ "$reached" -gt 0 ] && [ "$gone" -gt 0 ]; then
-		ok "hot add/remove under traffic: $cycles scsi_debug hosts added and removed ($deletes devices deleted first), $policy_writes policy writes racing with them, $calls SG_IO ($reached INQUIRY answered, $gone failed on removed devices), no verdict against the policy"
+		ok hot-add.traffic "hot add/remove under traffic: $cycles scsi_debug hosts added and removed ($deletes devices deleted first), $policy_writes policy writes racing with them, $calls SG_IO ($reached INQUIRY answered, $gone failed on removed devices), no verdict against the policy"
 	else
-		not_ok "hot add/remove under traffic (hammers $r1 $r2, $cycles cycles, $reached answered, $gone gone, $viol violations)" \
+		not_ok hot-add.traffic "hot add/remove under traffic (hammers $r1 $r2, $cycles cycles, $reached answered, $gone gone, $viol violations)" \
 			"$(head -5 /tmp/h3.err /tmp/h4.err)"
 	fi
 fi

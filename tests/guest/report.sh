@@ -53,8 +53,8 @@ if [ "$SGF_KERNEL" = patched ]; then
 		echo "counters $D/{allowed,denied}:"
 		echo "  before: $before; after: $(cat "$D/allowed") allowed, $(cat "$D/denied") denied"
 	} >/tmp/out/audit.txt
-	check "report: the denial left a log line" grep -q 'denied UNMAP (0x42) to sgprobe' /tmp/out/audit.txt
-	check "report: the denial fired the tracepoint" grep -q 'opcode=0x42' /tmp/out/audit.txt
+	check audit.log-line.HD "report: the denial left a log line" grep -q 'denied UNMAP (0x42) to sgprobe' /tmp/out/audit.txt
+	check audit.tracepoint.HD "report: the denial fired the tracepoint" grep -q 'opcode=0x42' /tmp/out/audit.txt
 
 	run() { echo "\$ $*"; "$@" 2>&1 | sed 's/^/  /'; }
 	{
@@ -85,46 +85,47 @@ if [ "$SGF_KERNEL" = patched ]; then
 		echo
 		run "$SGFILTER" stats "$HD_NODE"
 	} >/tmp/out/sgfilter.txt
-	check "report: sgfilter allow let the changer's user send 0xc1" \
+	check sgfilter.allow.CHANGER "report: sgfilter allow let the changer's user send 0xc1" \
 		grep -q "0xc1 after:  reached" /tmp/out/sgfilter.txt
-	check "report: sgfilter reset denied it again" \
+	check sgfilter.reset.CHANGER "report: sgfilter reset denied it again" \
 		grep -q "0xc1 after reset: denied" /tmp/out/sgfilter.txt
 fi
 
-# role node-variable mode entry name cdb...
+# decide CASE ROLE NODE-VARIABLE MODE ENTRY NAME CDB...: the result's CASE
+# is decision.ROLE.CASE
 decide() {
-	local role=$1 var=${1}_$2 mode=$3 entry=$4 name=$5
-	shift 5
+	local id=decision.$2.$1 role=$2 var=${2}_$3 mode=$4 entry=$5 name=$6
+	shift 6
 	user_probe -e "$entry" -m "$mode" "${!var}" "$@"
 	echo "$role|${!var}|$mode|$entry|$name|$*|${PROBE_VERDICT:-none}|${PROBE_OUT#* verdict=}" >>/tmp/out/decisions.txt
 	if [ -n "$PROBE_VERDICT" ] && [ "$PROBE_VERDICT" != error ]; then
-		ok "$role ${!var} $mode $entry $name: $PROBE_VERDICT"
+		ok "$id" "$role ${!var} $mode $entry $name: $PROBE_VERDICT"
 	else
-		not_ok "$role ${!var} $mode $entry $name: no verdict" "$PROBE_OUT"
+		not_ok "$id" "$role ${!var} $mode $entry $name: no verdict" "$PROBE_OUT"
 	fi
 }
 
 : >/tmp/out/decisions.txt
-decide HD NODE ro sgio "READ(10)" 28 00 00 00 00 00 00 00 01 00
-decide HD NODE ro sgio "UNMAP (empty list)" 42 00 00 00 00 00 00 00 00 00
-decide HD NODE ro sgio "MAINTENANCE OUT" a4 00 00 00 00 00 00 00 00 00 00 00
-decide HD NODE rw sgio "ATA PASS-THROUGH(12)" a1 00 00 00 00 00 00 00 00 00 00 00
-decide HD NODE ro sgio "REMOVE ELEMENT AND TRUNCATE" 9e 18 00 00 00 00 00 00 00 00 00 00 00 00 00 00
-decide HD NODE rw sgio "opcode 0x0d (unassigned)" 0d 00 00 00 00 00
-decide HD SG rw sgio "WRITE BUFFER (zero length)" 3b 05 00 00 00 00 00 00 00 00
-decide CD NODE rw sgio "BLANK (MMC)" a1 11 00 00 00 00 00 00 00 00 00 00
-decide TAPE NODE ro sgio "ERASE (tape)" 19 00 00 00 00 00
-decide CHANGER NODE ro sgio "INITIALIZE ELEMENT STATUS" 07 00 00 00 00 00
-decide CD NODE ro sgio "READ TOC (MMC)" 43 00 00 00 00 00 00 00 0c 00
-decide BURN1 NODE rw sgio "SEND OPC INFORMATION (MMC)" 54 00 00 00 00 00 00 00 00 00
-decide DBGDISK SG rw sgrw "SANITIZE via sg write()" 48 00 00 00 00 00 00 00 00 00
-decide DBGSCAN SG rw sgio "SET WINDOW (scanner)" 24 00 00 00 00 00 00 00 00 00
-decide DBGSCAN SG rw sgio "vendor command 0xc1" c1 00 00 00 00 00 00 00 00 00
+decide read-10 HD NODE ro sgio "READ(10)" 28 00 00 00 00 00 00 00 01 00
+decide unmap HD NODE ro sgio "UNMAP (empty list)" 42 00 00 00 00 00 00 00 00 00
+decide maintenance-out HD NODE ro sgio "MAINTENANCE OUT" a4 00 00 00 00 00 00 00 00 00 00 00
+decide ata-pass-through-12 HD NODE rw sgio "ATA PASS-THROUGH(12)" a1 00 00 00 00 00 00 00 00 00 00 00
+decide remove-element-and-truncate HD NODE ro sgio "REMOVE ELEMENT AND TRUNCATE" 9e 18 00 00 00 00 00 00 00 00 00 00 00 00 00 00
+decide opcode-0d HD NODE rw sgio "opcode 0x0d (unassigned)" 0d 00 00 00 00 00
+decide write-buffer HD SG rw sgio "WRITE BUFFER (zero length)" 3b 05 00 00 00 00 00 00 00 00
+decide blank CD NODE rw sgio "BLANK (MMC)" a1 11 00 00 00 00 00 00 00 00 00 00
+decide erase TAPE NODE ro sgio "ERASE (tape)" 19 00 00 00 00 00
+decide initialize-element-status CHANGER NODE ro sgio "INITIALIZE ELEMENT STATUS" 07 00 00 00 00 00
+decide read-toc CD NODE ro sgio "READ TOC (MMC)" 43 00 00 00 00 00 00 00 0c 00
+decide send-opc-information BURN1 NODE rw sgio "SEND OPC INFORMATION (MMC)" 54 00 00 00 00 00 00 00 00 00
+decide sanitize DBGDISK SG rw sgrw "SANITIZE via sg write()" 48 00 00 00 00 00 00 00 00 00
+decide set-window DBGSCAN SG rw sgio "SET WINDOW (scanner)" 24 00 00 00 00 00 00 00 00 00
+decide vendor-c1 DBGSCAN SG rw sgio "vendor command 0xc1" c1 00 00 00 00 00 00 00 00 00
 # the same read-write sg opens with the opt-in hardening (patched only)
 sg_filter_all Y
-decide HD SG rw sgio "WRITE BUFFER, sg.filter_all=Y" 3b 05 00 00 00 00 00 00 00 00
-decide DBGDISK SG rw sgrw "SANITIZE via sg write(), sg.filter_all=Y" 48 00 00 00 00 00 00 00 00 00
-decide DBGSCAN SG rw sgio "SET WINDOW (scanner), sg.filter_all=Y" 24 00 00 00 00 00 00 00 00 00
-decide DBGSCAN SG rw sgio "vendor command 0xc1, sg.filter_all=Y" c1 00 00 00 00 00 00 00 00 00
+decide write-buffer.filter-all HD SG rw sgio "WRITE BUFFER, sg.filter_all=Y" 3b 05 00 00 00 00 00 00 00 00
+decide sanitize.filter-all DBGDISK SG rw sgrw "SANITIZE via sg write(), sg.filter_all=Y" 48 00 00 00 00 00 00 00 00 00
+decide set-window.filter-all DBGSCAN SG rw sgio "SET WINDOW (scanner), sg.filter_all=Y" 24 00 00 00 00 00 00 00 00 00
+decide vendor-c1.filter-all DBGSCAN SG rw sgio "vendor command 0xc1, sg.filter_all=Y" c1 00 00 00 00 00 00 00 00 00
 sg_filter_all N
 finish_suite

@@ -6,9 +6,9 @@
 model=$SGF_TOP/policy/model
 policy=$SGF_TOP/policy/default.policy
 if out=$("$model" --check 2>&1); then
-	echo "ok - policy(host): default.policy is valid, every change from 6.1 has its reason"
+	echo "ok - policy.document.valid: default.policy is valid, every change from 6.1 has its reason"
 else
-	echo "not ok - policy(host): default.policy is invalid"
+	echo "not ok - policy.document.valid: default.policy is invalid"
 	echo "$out" | sed 's/^/# /' | head -20
 fi
 # By default the paths 6.1 filters lose only holes: a row stricter than
@@ -18,20 +18,20 @@ tmpm=$(mktemp)
 sed 's/^spc  0x15          write  MODE SELECT(6)$/spc  0x15          priv   MODE SELECT(6) -- changed: device configuration/' \
 	"$policy" >"$tmpm"
 if cmp -s "$policy" "$tmpm"; then
-	echo "not ok - policy(host): no MODE SELECT(6) row to make stricter (the test needs updating)"
+	echo "not ok - policy.document.stricter-needs-hole: no MODE SELECT(6) row to make stricter (the test needs updating)"
 elif out=$("$model" --check --policy "$tmpm" 2>&1); then
-	echo "not ok - policy(host): a row stricter than 6.1 without 'hole:' was accepted"
+	echo "not ok - policy.document.stricter-needs-hole: a row stricter than 6.1 without 'hole:' was accepted"
 else
-	echo "ok - policy(host): a row stricter than 6.1 without 'hole:' is refused ($(echo "$out" | tail -1 | cut -c1-90))"
+	echo "ok - policy.document.stricter-needs-hole: a row stricter than 6.1 without 'hole:' is refused ($(echo "$out" | tail -1 | cut -c1-90))"
 fi
 rm -f "$tmpm"
 # one policy source for every kernel the series exists for
 for v in "${SGF_KVERS[@]}"; do
 	intree=$SGF_BUILD/linux-$v/drivers/scsi/scsi_cmd_filter.policy
 	if cmp -s "$policy" "$intree"; then
-		echo "ok - policy(host): the $v series carries default.policy as drivers/scsi/scsi_cmd_filter.policy"
+		echo "ok - policy.series.$v.document: the $v series carries default.policy as drivers/scsi/scsi_cmd_filter.policy"
 	else
-		echo "not ok - policy(host): drivers/scsi/scsi_cmd_filter.policy in the $v series differs from default.policy (run SGF_KVER=$v policy/update)"
+		echo "not ok - policy.series.$v.document: drivers/scsi/scsi_cmd_filter.policy in the $v series differs from default.policy (run SGF_KVER=$v policy/update)"
 	fi
 	# the fix (the patch that adds the file) carries it with 6.1's class
 	# on every row that allows more than 6.1: holes closed, nothing else
@@ -39,9 +39,9 @@ for v in "${SGF_KVERS[@]}"; do
 	adds=$(git -C "$tree" log --format=%H --diff-filter=A stock..HEAD -- "$f")
 	if [ -n "$adds" ] && cmp -s <("$model" --holes-only /dev/stdout) <(git -C "$tree" show "$adds:$f") &&
 	   ! "$model" --policy <(git -C "$tree" show "$adds:$f") --diff | grep -q '^    changed:'; then
-		echo "ok - policy(host): the $v fix ($(git -C "$tree" log -1 --format=%s "$adds")) carries the document with 6.1's class wherever it would allow more (policy/model --holes-only)"
+		echo "ok - policy.series.$v.fix: the $v fix ($(git -C "$tree" log -1 --format=%s "$adds")) carries the document with 6.1's class wherever it would allow more (policy/model --holes-only)"
 	else
-		echo "not ok - policy(host): the $v fix does not carry policy/model --holes-only (run SGF_KVER=$v policy/update)"
+		echo "not ok - policy.series.$v.fix: the $v fix does not carry policy/model --holes-only (run SGF_KVER=$v policy/update)"
 	fi
 done
 tmp=$(mktemp -d)
@@ -49,36 +49,36 @@ trap 'rm -rf "$tmp"' EXIT
 gen=$tmp/gen_scsi_cmd_filter
 if gcc -O2 -Wall -Wextra -Werror -o "$gen" "$SGF_TREE/drivers/scsi/gen_scsi_cmd_filter.c" 2>"$tmp/cc.log" &&
    "$gen" "$policy" >"$tmp/table.h" 2>"$tmp/gen.log"; then
-	echo "ok - policy(host): the kernel's gen_scsi_cmd_filter builds warning-free and turns default.policy into $(grep -c '\.opcode = ' "$tmp/table.h") rules"
+	echo "ok - policy.gen.builds: the kernel's gen_scsi_cmd_filter builds warning-free and turns default.policy into $(grep -c '\.opcode = ' "$tmp/table.h") rules"
 else
-	echo "not ok - policy(host): the kernel's gen_scsi_cmd_filter failed on default.policy"
+	echo "not ok - policy.gen.builds: the kernel's gen_scsi_cmd_filter failed on default.policy"
 	cat "$tmp/cc.log" "$tmp/gen.log" | sed 's/^/# /' | head -10
 fi
 # A broken document is refused, naming its line, and writes no table.
 n=0
-while IFS='|' read -r what row; do
+while IFS='|' read -r id what row; do
 	n=$((n + 1))
 	{ cat "$policy"; printf '%s\n' "$row"; } >"$tmp/bad.policy"
 	line=$(wc -l <"$tmp/bad.policy")
 	if "$gen" "$tmp/bad.policy" >"$tmp/bad.h" 2>"$tmp/bad.log"; then
-		echo "not ok - policy(host): gen_scsi_cmd_filter accepted $what"
+		echo "not ok - policy.gen.refuses.$id: gen_scsi_cmd_filter accepted $what"
 	elif grep -q "bad.policy:$line:" "$tmp/bad.log"; then
-		echo "ok - policy(host): gen_scsi_cmd_filter refuses $what at its line ($(head -c 80 "$tmp/bad.log"))"
+		echo "ok - policy.gen.refuses.$id: gen_scsi_cmd_filter refuses $what at its line ($(head -c 80 "$tmp/bad.log"))"
 	else
-		echo "not ok - policy(host): gen_scsi_cmd_filter refused $what without its line: $(head -c 120 "$tmp/bad.log")"
+		echo "not ok - policy.gen.refuses.$id: gen_scsi_cmd_filter refused $what without its line: $(head -c 120 "$tmp/bad.log")"
 	fi
 done <<'ROWS'
-an unknown class|sbc  0xc5  maybe  VENDOR
-a row given twice|sbc  0x28  read  READ(10)
-a service action given twice, once as a field|sbc  0x9e/cdb1&0x1f=0x10  read  READ CAPACITY(16)
-a set no type uses|sbx  0x28  read  READ(10)
-a service action over 0x1f|sbc  0x9e/sa=0x20  read  NOTHING
-a field byte beyond 31|mmc  0xa3/cdb32&0x3f=0x06  priv  NOTHING
-a value outside its mask|mmc  0xa3/cdb10&0x0f=0x10  priv  NOTHING
-an empty range|scanner  0xff-0xc0  write  NOTHING
-a range of service actions|sbc  0x9e/sa=0x18-0x9e/sa=0x19  read  NOTHING
-a row without a name|sbc  0xc5  read
-a note that is not a change|sbc  0xc5  read  VENDOR -- because
+unknown-class|an unknown class|sbc  0xc5  maybe  VENDOR
+duplicate-row|a row given twice|sbc  0x28  read  READ(10)
+duplicate-service-action|a service action given twice, once as a field|sbc  0x9e/cdb1&0x1f=0x10  read  READ CAPACITY(16)
+unknown-set|a set no type uses|sbx  0x28  read  READ(10)
+service-action-range|a service action over 0x1f|sbc  0x9e/sa=0x20  read  NOTHING
+field-byte-range|a field byte beyond 31|mmc  0xa3/cdb32&0x3f=0x06  priv  NOTHING
+value-outside-mask|a value outside its mask|mmc  0xa3/cdb10&0x0f=0x10  priv  NOTHING
+empty-range|an empty range|scanner  0xff-0xc0  write  NOTHING
+service-action-span|a range of service actions|sbc  0x9e/sa=0x18-0x9e/sa=0x19  read  NOTHING
+no-name|a row without a name|sbc  0xc5  read
+note-not-change|a note that is not a change|sbc  0xc5  read  VENDOR -- because
 ROWS
 # same_as_default FILE: the generator builds the tables of default.policy
 # from FILE, and the model decides the same cases
@@ -106,25 +106,25 @@ for key in order:
     sys.stdout.writelines(rows[key] if key == "type" else reversed(rows[key]))
 PY
 if same_as_default "$tmp/reversed.policy"; then
-	echo "ok - policy(host): with every set's rows in reverse order, gen_scsi_cmd_filter builds the same tables and the model decides the same"
+	echo "ok - policy.gen.row-order: with every set's rows in reverse order, gen_scsi_cmd_filter builds the same tables and the model decides the same"
 else
-	echo "not ok - policy(host): the order of the document's rows changes the tables or the model's decisions"
+	echo "not ok - policy.gen.row-order: the order of the document's rows changes the tables or the model's decisions"
 fi
 # What the kernel, sgfilter and the model parse alike, the document
 # parses too: hex digits in either case, and the service action written as
 # the field it is; each gives the tables the lowercase form gives.
-while IFS='|' read -r what from to; do
+while IFS='|' read -r id what from to; do
 	sed "s#^$from #$to #" "$policy" >"$tmp/case.policy"
 	if cmp -s "$policy" "$tmp/case.policy"; then
-		echo "not ok - policy(host): no row '$from' to respell (the test needs updating)"
+		echo "not ok - policy.gen.spelling.$id: no row '$from' to respell (the test needs updating)"
 	elif same_as_default "$tmp/case.policy"; then
-		echo "ok - policy(host): gen_scsi_cmd_filter and the model read $what ('$to') as the kernel's sysfs files do"
+		echo "ok - policy.gen.spelling.$id: gen_scsi_cmd_filter and the model read $what ('$to') as the kernel's sysfs files do"
 	else
-		echo "not ok - policy(host): $what ('$to') is not read as '$from'"
+		echo "not ok - policy.gen.spelling.$id: $what ('$to') is not read as '$from'"
 	fi
 done <<'ROWS'
-uppercase hex digits|sbc  0x9e/sa=0x10|sbc  0x9E/sa=0x10
-a service action written as its field|sbc  0x9e/sa=0x10|sbc  0x9e/cdb1\&0x1f=0x10
+uppercase-hex|uppercase hex digits|sbc  0x9e/sa=0x10|sbc  0x9E/sa=0x10
+service-action-as-field|a service action written as its field|sbc  0x9e/sa=0x10|sbc  0x9e/cdb1\&0x1f=0x10
 ROWS
 # The transcription of 6.1's list names its constants: each must have the
 # value the stock headers give it (this caught WRITE_LONG_2 = 0xea), on
@@ -162,9 +162,9 @@ PY
 	); then
 		same=" and its scsi_cmd_allowed() lists the same opcodes as 6.1's"
 		[ "$v" = 6.1 ] && same=
-		echo "ok - policy(host): every constant in linux-6.1.list has the value $v's headers give it$same"
+		echo "ok - policy.linux-6.1-list.$v: every constant in linux-6.1.list has the value $v's headers give it$same"
 	else
-		echo "not ok - policy(host): linux-6.1.list disagrees with $v's stock kernel"
+		echo "not ok - policy.linux-6.1-list.$v: linux-6.1.list disagrees with $v's stock kernel"
 		# shellcheck disable=SC2001 # prefixes every line
 		echo "$out" | sed 's/^/# /'
 	fi
@@ -174,11 +174,11 @@ done
 for v in "${SGF_KVERS[@]}"; do
 	fix=$(ls "$SGF_TOP/kernel/patches/$v"/0002-*.patch 2>/dev/null)
 	if [ -z "$fix" ] || ! grep -q 'scsi_ro_rules\[\]' "$fix"; then
-		echo "not ok - policy(host): kernel/patches/$v has no stable fix with scsi_ro_rules as patch 2"
+		echo "not ok - policy.stable-fix.$v: kernel/patches/$v has no stable fix with scsi_ro_rules as patch 2"
 	elif out=$("$SGF_TOP/tests/host/stable-fix.py" "$fix" "$SGF_BUILD/stock/linux-$v" 2>&1); then
-		echo "ok - policy(host): $v's stable fix and the policy after it agree: $out"
+		echo "ok - policy.stable-fix.$v: $v's stable fix and the policy after it agree: $out"
 	else
-		echo "not ok - policy(host): $v's stable fix and the policy after it disagree"
+		echo "not ok - policy.stable-fix.$v: $v's stable fix and the policy after it disagree"
 		echo "$out" | sed 's/^/# /' | head -10
 	fi
 done
@@ -188,10 +188,10 @@ sed 's/^sbc  0x48          priv   SANITIZE -- hole: .*$/sbc  0x48          read 
 	"$policy" >"$tmpm"
 fix=$(ls "$SGF_TOP/kernel/patches/${SGF_KVERS[0]}"/0002-*.patch 2>/dev/null)
 if cmp -s "$policy" "$tmpm"; then
-	echo "not ok - policy(host): no SANITIZE row on disks to loosen (the test needs updating)"
+	echo "not ok - policy.stable-fix.can-fail: no SANITIZE row on disks to loosen (the test needs updating)"
 elif out=$("$SGF_TOP/tests/host/stable-fix.py" "$fix" "$SGF_BUILD/stock/linux-${SGF_KVERS[0]}" "$tmpm" 2>&1); then
-	echo "not ok - policy(host): a policy that lets a read-only open SANITIZE a disk passed the stable-fix check"
+	echo "not ok - policy.stable-fix.can-fail: a policy that lets a read-only open SANITIZE a disk passed the stable-fix check"
 else
-	echo "ok - policy(host): a policy that lets a read-only open SANITIZE a disk fails the stable-fix check ($(echo "$out" | tail -1))"
+	echo "ok - policy.stable-fix.can-fail: a policy that lets a read-only open SANITIZE a disk fails the stable-fix check ($(echo "$out" | tail -1))"
 fi
 rm -f "$tmpm"

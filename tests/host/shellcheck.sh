@@ -8,7 +8,7 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 if ! command -v shellcheck >/dev/null 2>&1; then
-	echo "not ok - shellcheck: shellcheck is not installed"
+	echo "not ok - shellcheck.installed: shellcheck is not installed"
 	exit 1
 fi
 libs=(rig/lib.sh rig/fixtures.sh tests/guest/lib.sh rig/guest/setup.sh)
@@ -25,20 +25,20 @@ mapfile -t files < <(printf '%s\n' "${files[@]}" "${libs[@]}" | sort -u)
 fail=0
 for f in "${files[@]}"; do
 	if [ ! -f "$f" ]; then
-		echo "not ok - shellcheck($f): no such file"
+		echo "not ok - shellcheck.$f: $f: no such file"
 		fail=1
 		continue
 	fi
 	out=$(shellcheck --norc -S style -x -P SCRIPTDIR -f gcc "$f" 2>&1) && rc=0 || rc=$?
 	if [ "$rc" = 0 ] && [ -z "$out" ]; then
-		echo "ok - shellcheck($f)"
+		echo "ok - shellcheck.$f: $f is clean under shellcheck"
 		continue
 	fi
 	n=$(grep -cE '^[^:]+:[0-9]+:[0-9]+: ' <<<"$out")
 	if [ "$n" -gt 0 ]; then
-		echo "not ok - shellcheck($f): $n findings"
+		echo "not ok - shellcheck.$f: $f: $n findings"
 	else
-		echo "not ok - shellcheck($f): shellcheck exited with status $rc"
+		echo "not ok - shellcheck.$f: $f: shellcheck exited with status $rc"
 	fi
 	while IFS= read -r l; do echo "# $l"; done <<<"$out"
 	fail=1

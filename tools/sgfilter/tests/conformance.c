@@ -88,12 +88,13 @@ int main(int argc, char **argv)
 	}
 	fclose(f);
 	if (!nsets) {
-		printf("not ok - conformance: %s holds no case\n", argv[1]);
+		printf("not ok - conformance.cases: %s holds no case\n", argv[1]);
 		return 1;
 	}
 	for (s = 0; s < nsets; s++) {
-		printf("%sok - conformance: sgfilter's model and the policy model agree on %lu of the %lu %s cases\n",
-		       sets[s].bad ? "not " : "", sets[s].cases - sets[s].bad,
+		/* conformance.SET: a set's name is one word of the cases file */
+		printf("%sok - conformance.%s: sgfilter's model and the policy model agree on %lu of the %lu %s cases\n",
+		       sets[s].bad ? "not " : "", sets[s].name, sets[s].cases - sets[s].bad,
 		       sets[s].cases, sets[s].name);
 		failed |= !!sets[s].bad;
 	}
