@@ -15,8 +15,8 @@ if [ "$SGF_KERNEL" = stock ]; then
 	check stock.param-absent "stock $SGF_KVER has no sg.filter_all" test ! -e "$SG_FILTER_ALL"
 	check stock.attr-absent.HD "stock $SGF_KVER has no filter_all for $HD_SG" test ! -e "$(attr "$HD_SG")"
 	probe_all <<EOF2
-reached|stock.HD.rw.write-buffer|stock $SGF_KVER: HD $HD_SG read-write: WRITE BUFFER|-m rw $HD_SG $WB
-reached|stock.DBGSCAN.ro.set-window|stock $SGF_KVER: DBGSCAN $DBGSCAN_SG read-only: SET WINDOW|-m ro $DBGSCAN_SG $SETWIN
+reached|off.HD.rw.sgio.write-buffer|stock $SGF_KVER: HD $HD_SG read-write: WRITE BUFFER|-m rw $HD_SG $WB
+reached|off.DBGSCAN.ro.set-window|stock $SGF_KVER: DBGSCAN $DBGSCAN_SG read-only: SET WINDOW|-m ro $DBGSCAN_SG $SETWIN
 EOF2
 	finish_suite
 fi

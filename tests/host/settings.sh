@@ -88,7 +88,8 @@ function line(f, n, l, next_l,    s, name, r, v, q, at, scope) {
 		name = substr(s, RSTART, RLENGTH); sub(/_+$/, "", name)
 		r = substr(s, RSTART + RLENGTH) " " next_l
 		s = substr(s, RSTART + RLENGTH)
-		print "U\t" name "\t" at
+		# (a comment that names a setting does not use it)
+		if (l !~ /^[ \t]*#/) print "U\t" name "\t" at
 		# stated defaults
 		if (match(r, /^`? *\([0-9]/)) {
 			print "S\t" name "\t" at "\t" num(substr(r, RLENGTH))
