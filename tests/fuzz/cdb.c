@@ -360,11 +360,12 @@ static void old_interface_done(struct fdev *d, int acc, int nb, size_t count,
 			       const struct result *r)
 {
 	/* it does once past the length checks, the opcode's fetch and the
-	 * queue's room; EIO after that is input_size < 0 */
+	 * queue's room; EIO after that is input_size < 0.  The buffer is in
+	 * the arena, so the opcode's fetch cannot fail: an EFAULT comes from
+	 * the CDB's copy, after the kernel took the length */
 	if (count < sizeof(struct sg_header) + 6)
 		return;
-	if (r->ret && (r->err == EFAULT || r->err == EDOM || r->err == ENXIO ||
-		       r->err == ENODEV))
+	if (r->ret && (r->err == EDOM || r->err == ENXIO || r->err == ENODEV))
 		return;
 	d->next_cmd_len[acc][nb] = 0;
 }
@@ -377,7 +378,8 @@ static void maybe_next_cmd_len(struct fdev *d, int fd, int acc, int nb)
 	if (!chance(10))
 		return;
 	ncl = (int)rnd(300);
-	if (!ioctl(fd, SG_NEXT_CMD_LEN, &ncl) && ncl > 0 && ncl <= 252)
+	/* 0 cancels a pending length; past 252, ENOMEM changes nothing */
+	if (!ioctl(fd, SG_NEXT_CMD_LEN, &ncl))
 		d->next_cmd_len[acc][nb] = ncl;
 }
 
