@@ -316,8 +316,12 @@ int fuzz_sysfs(int argc, char **argv)
 	static struct snapshot before, after;
 	static struct sgf_policy cur, next, mid;
 	static char text[8192], expect[4][8192];
-	unsigned long count = 1000, it, accepted = 0, rejected = 0, failures = 0;
-	unsigned long resets = 0, partial = 0, e2big = 0, einval = 0;
+	/* per write: accepted (every call stored), rejected (every call
+	 * refused), partly (a split write, one call stored, one refused);
+	 * per write() call: stored, EINVAL, E2BIG, any other error */
+	unsigned long count = 1000, it, accepted = 0, rejected = 0, partly = 0;
+	unsigned long failures = 0, resets = 0, partial = 0;
+	unsigned long calls = 0, stored = 0, einval = 0, e2big = 0, other = 0;
 	uint64_t seed = (uint64_t)time(NULL);
 	double t0;
 	int c, i;
@@ -405,12 +409,21 @@ int fuzz_sysfs(int argc, char **argv)
 			fprintf(stderr, "sgfuzz: %s: write() returned %zd of %zu\n", d->hctl,
 				n1, split ? split : len);
 		}
-		if (ret || (split && ret2))
+		if (!ret && !ret2)
+			accepted++;
+		else if (ret && (!split || ret2))
 			rejected++;
 		else
-			accepted++;
-		e2big += (ret == -E2BIG) + (ret2 == -E2BIG);
-		einval += (ret == -EINVAL) + (ret2 == -EINVAL);
+			partly++;
+		for (i = 0; i < (split ? 2 : 1); i++) {
+			int e = i ? ret2 : ret;
+
+			calls++;
+			stored += !e;
+			einval += e == -EINVAL;
+			e2big += e == -E2BIG;
+			other += e && e != -EINVAL && e != -E2BIG;
+		}
 		if (snap(d->hctl, &after)) {
 			fprintf(stderr, "sgfuzz: %s: cannot read its policy\n", d->hctl);
 			return 2;
@@ -460,9 +473,10 @@ int fuzz_sysfs(int argc, char **argv)
 	}
 	t0 = now() - t0;
 	printf("seed=%llu\nwrites=%lu\nseconds=%.1f\nrate=%.0f\naccepted=%lu\nrejected=%lu\n"
-	       "einval=%lu\ne2big=%lu\nresets=%lu\npartial=%lu\nfailures=%lu\n",
-	       (unsigned long long)seed, it, t0, it / t0, accepted, rejected, einval, e2big,
-	       resets, partial, failures);
+	       "partly=%lu\nresets=%lu\npartial=%lu\ncalls=%lu\nstored=%lu\neinval=%lu\n"
+	       "e2big=%lu\nother=%lu\nfailures=%lu\n",
+	       (unsigned long long)seed, it, t0, it / t0, accepted, rejected, partly, resets,
+	       partial, calls, stored, einval, e2big, other, failures);
 	return failures ? 1 : 0;
 }
 

@@ -89,15 +89,15 @@ probe_all() {
 # not read-write, scanners excepted). A suite that holds sg's read-write
 # opens, write() and scanners to the filter turns it on for itself with
 # "sg_filter_all Y"; finish_suite puts back what the boot started with
-# (rig/boot's -H sets it on the kernel command line).
+# (rig/boot's -H sets it on the kernel command line). A write that fails is
+# the result filter-all-set.CASE, CASE the second argument or else the value:
+# a suite that sets the same value twice names the second time.
 SG_FILTER_ALL=/sys/module/sg/parameters/filter_all
 SG_FILTER_ALL_BOOT=$(cat "$SG_FILTER_ALL" 2>/dev/null || echo -)
-SG_FILTER_ALL_SETS=0   # the how-manieth setting, in its result's identifier
 sg_filter_all() {
 	[ "$SGF_KERNEL" = patched ] || return 0
-	SG_FILTER_ALL_SETS=$((SG_FILTER_ALL_SETS + 1))
 	echo "$1" >"$SG_FILTER_ALL" ||
-		not_ok "filter-all-set.$SG_FILTER_ALL_SETS" "could not set $SG_FILTER_ALL to $1"
+		not_ok "filter-all-set.${2:-$1}" "could not set $SG_FILTER_ALL to $1"
 }
 # true while the patched kernel filters every sg command
 sg_hardened() {

@@ -18,7 +18,7 @@ are probed, and the policy decides them too.
 
 Run as the unprivileged user; prints one TAP line per device, entry point
 and open mode ("ok - matrix.ROLE.KIND.ENTRY.MODE: ...", KIND the node's
-kind: sg, bsg, st or block; ".filter-all" after it with --filter-all).
+kind: sg, bsg, st, ch or block; ".filter-all" after it with --filter-all).
 """
 import os
 import subprocess
@@ -99,7 +99,9 @@ def plan():
         if FILTER_ALL:
             nodes = [(sg, "sg", ("sgio", "sgrw"))]
         elif node:
-            kind = "st" if "/st" in node else "block"
+            # the upper driver's node: st's tape, ch's changer, or sd's and
+            # sr's block devices
+            kind = "st" if "/st" in node else "ch" if "/sch" in node else "block"
             nodes.append((node, kind, ("sgio", "sic", "packet")))
         cdbs = [cdb for cdb, _ in policy.probe_cdbs(POL, set_)]
         for dev, kind, entries in nodes:

@@ -23,7 +23,7 @@ fi
 
 if [ "$SG_FILTER_ALL_BOOT" = Y ]; then
 	ok param.default "this boot has sg.filter_all on its command line: $SG_FILTER_ALL says Y"
-	sg_filter_all N
+	sg_filter_all N boot-y-off
 else
 	check param.default "sg.filter_all is off by default ($SG_FILTER_ALL: $SG_FILTER_ALL_BOOT)" test "$SG_FILTER_ALL_BOOT" = N
 fi
