@@ -248,6 +248,8 @@ static void drop_fd(struct fdev *d, enum node_kind k, int acc, int nb)
 	if (d->fds[k][acc][nb] >= 0)
 		close(d->fds[k][acc][nb]);
 	d->fds[k][acc][nb] = -1;
+	if (k == N_SG)
+		d->next_cmd_len[acc][nb] = 0;
 }
 
 static void fill_iovec(struct sg_iovec *iov, unsigned int count, unsigned int total)
@@ -355,19 +357,15 @@ static void old_interface_cdb(const struct fdev *d, int acc, int nb,
 		note_cdb(r, buf + sizeof(*oh), cmd_size, NULL);
 }
 
-/* After an old-interface write(): did the kernel take SG_NEXT_CMD_LEN? */
-static void old_interface_done(struct fdev *d, int acc, int nb, size_t count,
-			       const struct result *r)
+/*
+ * After an old-interface write(): one that succeeded took any pending
+ * SG_NEXT_CMD_LEN.  One that failed is not modelled: fuzz_cdb() closes the
+ * descriptor (drop_fd()), and the kernel's next Sg_fd starts with none.
+ */
+static void old_interface_done(struct fdev *d, int acc, int nb, const struct result *r)
 {
-	/* it does once past the length checks, the opcode's fetch and the
-	 * queue's room; EIO after that is input_size < 0.  The buffer is in
-	 * the arena, so the opcode's fetch cannot fail: an EFAULT comes from
-	 * the CDB's copy, after the kernel took the length */
-	if (count < sizeof(struct sg_header) + 6)
-		return;
-	if (r->ret && (r->err == EDOM || r->err == ENXIO || r->err == ENODEV))
-		return;
-	d->next_cmd_len[acc][nb] = 0;
+	if (!r->ret)
+		d->next_cmd_len[acc][nb] = 0;
 }
 
 /* SG_NEXT_CMD_LEN now and then, before an sg write() */
@@ -411,7 +409,7 @@ static void call_v3_write(struct fdev *d, int fd, int acc, int nb, unsigned char
 	r->ret = n < 0 ? -1 : 0;
 	r->err = n < 0 ? errno : 0;
 	if (old)
-		old_interface_done(d, acc, nb, count, r);
+		old_interface_done(d, acc, nb, r);
 	if (n < 0)
 		return;
 	if (sg_collect(fd, &h, sizeof(h), h.timeout)) {
@@ -444,7 +442,7 @@ static void call_v2_write(struct fdev *d, int fd, int acc, int nb, unsigned char
 	n = write(fd, hp, count);
 	r->ret = n < 0 ? -1 : 0;
 	r->err = n < 0 ? errno : 0;
-	old_interface_done(d, acc, nb, count, r);
+	old_interface_done(d, acc, nb, r);
 	if (n < 0)
 		return;
 	if (sg_collect(fd, hp, sizeof(*hp) + 4096, 60000)) {

@@ -286,6 +286,13 @@ static size_t random_text(char *buf, size_t size, const struct sgf_policy *cur)
 	return len;
 }
 
+/*
+ * Write @len bytes of @text to the device's cmd_filter/@name, in one write()
+ * or, with @split, in two.  Returns 0 or the first call's -errno; *err2 is
+ * the second call's, *n1 what the first returned.  When the file does not
+ * open, that is the -errno returned, *err2 is 0 and *n1 is -1: the caller's
+ * model, which expects no such error, calls it a failure.
+ */
 int write_attr(const char *hctl, const char *name, const char *text, size_t len,
 		      size_t split, int *err2, ssize_t *n1)
 {
@@ -293,6 +300,8 @@ int write_attr(const char *hctl, const char *name, const char *text, size_t len,
 	ssize_t n;
 	int fd, ret;
 
+	*err2 = 0;
+	*n1 = -1;
 	snprintf(path, sizeof(path), "%s/%.40s/cmd_filter/%s", sysfs_devices, hctl, name);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
@@ -316,12 +325,13 @@ int fuzz_sysfs(int argc, char **argv)
 	static struct snapshot before, after;
 	static struct sgf_policy cur, next, mid;
 	static char text[8192], expect[4][8192];
-	/* per write: accepted (every call stored), rejected (every call
-	 * refused), partly (a split write, one call stored, one refused);
-	 * per write() call: stored, EINVAL, E2BIG, any other error */
+	/* per write: accepted (every call succeeded), rejected (every call
+	 * refused), partly (a split write, one call succeeded, one refused);
+	 * per write() call: succeeded (an empty one too, which stores nothing),
+	 * EINVAL, E2BIG, any other error */
 	unsigned long count = 1000, it, accepted = 0, rejected = 0, partly = 0;
 	unsigned long failures = 0, resets = 0, partial = 0;
-	unsigned long calls = 0, stored = 0, einval = 0, e2big = 0, other = 0;
+	unsigned long calls = 0, succeeded = 0, einval = 0, e2big = 0, other = 0;
 	uint64_t seed = (uint64_t)time(NULL);
 	double t0;
 	int c, i;
@@ -419,7 +429,7 @@ int fuzz_sysfs(int argc, char **argv)
 			int e = i ? ret2 : ret;
 
 			calls++;
-			stored += !e;
+			succeeded += !e;
 			einval += e == -EINVAL;
 			e2big += e == -E2BIG;
 			other += e && e != -EINVAL && e != -E2BIG;
@@ -461,8 +471,10 @@ int fuzz_sysfs(int argc, char **argv)
 				fprintf(stderr, isgraph((unsigned char)text[i]) ? "%c" : "\\x%02x",
 					(unsigned char)text[i]);
 			fprintf(stderr, "\n");
-			if (failures > 20)
+			if (failures > 20) {
+				it++;	/* this write is counted */
 				break;
+			}
 		}
 	}
 	for (i = 0; i < (int)nr_devs; i++) {
@@ -473,10 +485,10 @@ int fuzz_sysfs(int argc, char **argv)
 	}
 	t0 = now() - t0;
 	printf("seed=%llu\nwrites=%lu\nseconds=%.1f\nrate=%.0f\naccepted=%lu\nrejected=%lu\n"
-	       "partly=%lu\nresets=%lu\npartial=%lu\ncalls=%lu\nstored=%lu\neinval=%lu\n"
+	       "partly=%lu\nresets=%lu\npartial=%lu\ncalls=%lu\nsucceeded=%lu\neinval=%lu\n"
 	       "e2big=%lu\nother=%lu\nfailures=%lu\n",
 	       (unsigned long long)seed, it, t0, it / t0, accepted, rejected, partly, resets,
-	       partial, calls, stored, einval, e2big, other, failures);
+	       partial, calls, succeeded, einval, e2big, other, failures);
 	return failures ? 1 : 0;
 }
 
