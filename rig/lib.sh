@@ -68,10 +68,25 @@ series_id() {
 # report_header COMMAND: the header every file in reports/ starts with, for
 # the kernel version SGF_KVER; ./run test warns when a report's "Series:"
 # is not the series as it is now (check_reports, in ./run).
+# The series is the one the kernel tree carries (rig/kernel-tree), which
+# is what the kernels were built from, and the repository's commit is the
+# one ./run started at (SGF_RUN_DESCRIBE): a report written at the end of
+# an hour's run says what ran, and says so when the series has changed.
+# "report_header COMMAND patches": the command built kernel/patches itself.
 report_header() {
+	local now built repo
+	now=$(series_id | cut -c1-12)
+	built=$now
+	[ "${2:-}" = patches ] ||
+		built=$(cut -c1-12 "$SGF_TREE/.git/sgf-series-id" 2>/dev/null || echo "$now")
+	repo=${SGF_RUN_DESCRIBE:-$(git -C "$SGF_TOP" describe --always --dirty 2>/dev/null || echo '?')}
 	echo "Command: $1"
 	echo "Kernel:  $SGF_KVER ($(make -s -C "$SGF_TREE" kernelversion 2>/dev/null || echo '?'))"
-	echo "Series:  $(series_id | cut -c1-12) (kernel/patches/$SGF_KVER and kernel/rig-patches/$SGF_KVER; repository at $(git -C "$SGF_TOP" describe --always --dirty 2>/dev/null || echo '?'))"
+	if [ "$built" = "$now" ]; then
+		echo "Series:  $now (kernel/patches/$SGF_KVER and kernel/rig-patches/$SGF_KVER; repository at $repo)"
+	else
+		echo "Series:  $built (build/linux-$SGF_KVER, which the kernels were built from; kernel/patches/$SGF_KVER and kernel/rig-patches/$SGF_KVER are now $now; repository at $repo)"
+	fi
 	echo "Date:    $(date -u +%F)"
 	echo
 }
