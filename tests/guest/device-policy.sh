@@ -129,6 +129,24 @@ check write.einval.opcode-in-priv "a whole opcode written to priv: EINVAL, polic
 put 2 "$D/reset"
 check write.reset-only-1 "reset accepts only 1" test $rc != 0 -a "$(snapshot)" = "$custom"
 
+# ---- an opcode's rules are tried in one order, whatever order they are
+# written in: by the field's first byte, the widest field first, the
+# largest mask first (scsi_filter_token_cmp()); the first that matches decides
+put "0xa3/cdb10&0x0f=0x06 0xa3/cdb2&0x1f=0x05 0xa3/cdb10&0x3f=0x06 0x7f/cdb8&0xff=0x00 0x7f/sa=0x0001" "$D/read"
+check field-order.read-back "field rules read back by opcode, first byte, widest field, largest mask (rc $rc)" \
+	test $rc = 0 -a "$(cat "$D/read")" = "0x7f/sa=0x0001 0x7f/cdb8&0xff=0x00 0xa3/cdb2&0x1f=0x05 0xa3/cdb10&0x3f=0x06 0xa3/cdb10&0x0f=0x06"
+put "0xa3/cdb10&0x3f=0x06" "$D/read"
+put "0xa3/cdb10&0x0f=0x06" "$D/priv"
+MAINT_IN=(a3 00 00 00 00 00 00 00 00 00)	# MAINTENANCE IN, 12 bytes with byte 10 next
+user_probe -m ro "$HD_NODE" "${MAINT_IN[@]}" 06 00
+check field-order.larger-mask-first "MAINTENANCE IN, byte 10 0x06: the larger mask's rule (read) decides before the smaller one's (priv): reached" \
+	test "$PROBE_VERDICT" = reached
+user_probe -m ro "$HD_NODE" "${MAINT_IN[@]}" 16 00
+check field-order.smaller-mask "MAINTENANCE IN, byte 10 0x16: only the smaller mask's rule (priv) matches: denied" \
+	test "$PROBE_VERDICT" = denied
+echo 1 >"$D/reset"
+check field-order.reset "reset after the field rules restores the default" test "$(snapshot)" = "$before"
+
 # ---- "+" and "-" edits: one write changes what it names, and nothing else
 echo 1 >"$D/reset"
 read0=$(cat "$D/read") write0=$(cat "$D/write") priv0=$(cat "$D/priv")
