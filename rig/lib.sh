@@ -65,6 +65,9 @@ series_id() {
 	done | sha256sum | cut -d' ' -f1
 }
 
+# the repository's commit, "-dirty" with uncommitted changes
+repo_describe() { git -C "$SGF_TOP" describe --always --dirty 2>/dev/null || echo '?'; }
+
 # report_header COMMAND: the header every file in reports/ starts with, for
 # the kernel version SGF_KVER; ./run test warns when a report's "Series:"
 # is not the series as it is now (check_reports, in ./run).
@@ -79,7 +82,7 @@ report_header() {
 	built=$now
 	[ "${2:-}" = patches ] ||
 		built=$(cut -c1-12 "$SGF_TREE/.git/sgf-series-id" 2>/dev/null || echo "$now")
-	repo=${SGF_RUN_DESCRIBE:-$(git -C "$SGF_TOP" describe --always --dirty 2>/dev/null || echo '?')}
+	repo=${SGF_RUN_DESCRIBE:-$(repo_describe)}
 	echo "Command: $1"
 	echo "Kernel:  $SGF_KVER ($(make -s -C "$SGF_TREE" kernelversion 2>/dev/null || echo '?'))"
 	if [ "$built" = "$now" ]; then
