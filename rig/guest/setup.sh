@@ -10,12 +10,28 @@ SCSI_DEBUG=/sys/bus/pseudo/drivers/scsi_debug
 # scanner, processor, and the disk last (later INQUIRYs of every scsi_debug
 # device answer with the last type set; the kernel's view, sdev->type,
 # keeps the scanned one, and that is what the command filter uses).
+# A kernel that scans hosts asynchronously (SCSI_SCAN_ASYNC, as Debian's
+# do) may ask a new host's INQUIRY after the next type is set: each host's
+# device must be there before the type changes.
 add_scsi_debug() {
-	local t
+	local t n i
 	for t in 1 8 5 6 3 0; do
+		n=$(scsi_debug_devices)
 		echo "$t" >"$SCSI_DEBUG/ptype"
 		echo 1 >"$SCSI_DEBUG/add_host"
+		# shellcheck disable=SC2034 # i only counts the tries
+		for i in $(seq 200); do
+			[ "$(scsi_debug_devices)" -gt "$n" ] && break
+			sleep 0.05
+		done
 	done
+}
+scsi_debug_devices() {
+	local d n=0
+	for d in "$SCSI_DEBUG"/adapter*/host*/target*/*:*:*:*; do
+		[ -e "$d/type" ] && n=$((n + 1))
+	done
+	echo $n
 }
 
 wait_for() {
@@ -58,11 +74,14 @@ describe() {
 	echo "${role}_BSG=/dev/bsg/$hctl"
 }
 
-# The library's nodes, grouped and moded as udev does; prints their roles.
+# The library's nodes, grouped and moded as udev does (unless udev runs:
+# SGF_UDEV=1); prints their roles.
 library_nodes() {
 	local d n
 	# shellcheck source=/dev/null # setup_devices writes it at run time
 	. /tmp/devices.env
+	echo "VTAPE_NST=/dev/n$(basename "$VTAPE_NODE")"
+	[ "${SGF_UDEV:-0}" = 0 ] || return 0
 	d=/sys/bus/scsi/devices/$VTAPE_HCTL
 	# shellcheck disable=SC2045 # sysfs names: st0, nst0a, ...
 	for n in $(ls "$d/scsi_tape"); do
@@ -71,12 +90,18 @@ library_nodes() {
 	chgrp tape "$VTAPE_SG" "$VCHANGER_SG" && chmod 0660 "$VTAPE_SG" "$VCHANGER_SG"
 	chgrp cdrom "$VCHANGER_NODE" && chmod 0660 "$VCHANGER_NODE"
 	chmod 0600 "$VTAPE_BSG" "$VCHANGER_BSG"
-	echo "VTAPE_NST=/dev/n$(basename "$VTAPE_NODE")"
 }
 
+# SGF_UDEV=1 (./run debian): a Debian system, where udev loaded the SCSI
+# drivers and gives the nodes their owners, groups and ACLs; setup changes
+# none of them, and loads scsi_debug, which has no hotplug alias.
 setup_devices() {
+	if [ "${SGF_UDEV:-0}" = 1 ] && [ ! -d "$SCSI_DEBUG" ]; then
+		modprobe scsi_debug add_host=0 dev_size_mb=16 || return 1
+	fi
 	add_scsi_debug
 	wait_for /dev/st1 && wait_for /dev/sch1 && wait_for /dev/sr4 || return 1
+	[ "${SGF_UDEV:-0}" = 0 ] || udevadm settle --timeout=120 || return 1
 	local burners
 	burners=$(find_hctl '*VIRTUAL-CDROM*' 5 | sort -t: -k3,3n)
 	{
@@ -95,8 +120,9 @@ setup_devices() {
 		describe DBGPROC "$(find_hctl 'Linux *scsi_debug*' 3)"
 	} >/tmp/devices.env || return 1
 	# Like a desktop's "cdrom"/"disk" group: every node is open to the
-	# unprivileged user, so the filter alone decides.
-	chmod 0666 /dev/sd* /dev/sr* /dev/sg* /dev/bsg/* /dev/st* /dev/nst* /dev/sch*
+	# unprivileged user, so the filter alone decides (not under udev).
+	[ "${SGF_UDEV:-0}" = 1 ] ||
+		chmod 0666 /dev/sd* /dev/sr* /dev/sg* /dev/bsg/* /dev/st* /dev/nst* /dev/sch*
 	# tgt's tape library gets what systemd's 50-udev-default.rules give:
 	# the drive's st/nst nodes and the sg nodes of tape and changer to
 	# group "tape", the changer's sch node to group "cdrom", read-write for

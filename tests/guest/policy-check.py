@@ -18,11 +18,28 @@ policy, POL = sgfpolicy.load()
 h, c, t, l = sys.argv[1].split(":")
 set_ = sys.argv[2]
 want = re.compile(rf"host_no={h} channel={c} id={t} lun={l} .*cmnd=\((\S+).* raw=([0-9a-f ]+)\)")
+# On a Debian system (./run debian) udev runs ata_id as root on an optical
+# drive's events (60-persistent-storage.rules, "ATAPI devices (SPC-3 or
+# later)"): its IDENTIFY (PACKET) DEVICE through ATA PASS-THROUGH is root's
+# traffic, not the programs', and is counted apart.
+UDEV = os.environ.get("SGF_UDEV") == "1"
+
+
+def ata_id(cdb):
+    return (len(cdb) >= 16 and cdb[0] == 0x85 and cdb[14] in (0xA1, 0xEC)) or \
+        (len(cdb) >= 12 and cdb[0] == 0xA1 and cdb[9] in (0xA1, 0xEC))
+
+
 seen = {}
+udev = 0
 for line in sys.stdin:
     m = want.search(line)
     if m:
         cdb = [int(x, 16) for x in m.group(2).split()]
+        if UDEV and ata_id(cdb):
+            udev += 1
+            udev_cdb = " ".join(f"{b:02x}" for b in cdb)
+            continue
         cls = POL.decide(set_, cdb)
         key = (cdb[0], cls, POL.names(set_, cdb[0]) or m.group(1))
         seen[key] = seen.get(key, 0) + 1
@@ -31,5 +48,7 @@ for (op, cls, name), n in sorted(seen.items()):
     verdict = "permitted" if cls in ("read", "write") else "NOT PERMITTED"
     bad |= cls not in ("read", "write")
     print(f"0x{op:02x} {name[:36]:36} x{n:<5} {cls:5} {verdict}")
+if udev:
+    print(f"# {udev} IDENTIFY through ATA PASS-THROUGH from udev's ata_id (root), not counted ({udev_cdb})")
 print(f"{len(seen)} distinct commands")
 sys.exit(1 if bad or not seen else 0)

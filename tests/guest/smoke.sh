@@ -6,7 +6,7 @@
 check kernel "guest runs the $SGF_KERNEL kernel $(uname -r)" test -n "$(uname -r)"
 check vcpus-online "guest has its two vCPUs online ($(cat /sys/devices/system/cpu/online)): the races run in parallel" \
 	test "$(cat /sys/devices/system/cpu/online)" = 0-1
-check user-uid "unprivileged user is uid $USER_ID" test "$(as_user id -u)" = $USER_ID
+check user-uid "unprivileged user is uid $USER_ID" test "$(as_user id -u)" = "$USER_ID"
 # rig/boot -H gives the patched kernel a bare "sg.filter_all": the boot must
 # have taken it (a bool parameter takes the bare form as on), or the
 # hardened suites would run unhardened

@@ -1,0 +1,109 @@
+#!/bin/bash
+# The Debian system (./run debian only, last suite of the boot): SCSI as
+# modules that udev loaded, the nodes' owners, groups and ACLs as udev and
+# logind made them, AppArmor enforcing and no denial of its own; on the
+# patched kernel the filter's sysfs files, sgfilter, the tracepoint and the
+# log line with SCSI as modules, and sg and scsi_debug unloaded and loaded
+# again while devices have policies of their own. Both kernels run it; the
+# node listing (debian-nodes.txt) is compared by the host.
+# timeout: 600
+. "$(dirname "$0")/lib.sh"
+
+[ "${SGF_UDEV:-0}" = 1 ] || { echo "# debian-system: for the Debian image only (./run debian)"; exit 1; }
+
+# --- SCSI as modules, loaded by udev at boot (scsi_debug by setup)
+for m in scsi_mod sd_mod sr_mod st ch sg virtio_scsi cdrom; do
+	check "module.$m" "$m is a loaded module ($(grep -c "^$m " /proc/modules) in /proc/modules)" \
+		grep -q "^$m " /proc/modules
+done
+
+# --- the nodes as udev made them (systemd's 50-udev-default.rules; bsg
+# has no rule): owner, group, mode, and the console user's ACL
+node_is() {
+	local role=$1 node=$2 want=$3 have
+	have=$(stat -L -c '%U:%G %a' "$node")
+	if [ "$have" = "$want" ]; then
+		ok "node.$role" "$node is $have"
+	else
+		not_ok "node.$role" "$node is $have, udev's rules give $want"
+	fi
+}
+node_is HD.block "$HD_NODE" "root:disk 660"
+node_is HD.sg "$HD_SG" "root:disk 660"
+node_is HD.bsg "$HD_BSG" "root:root 600"
+node_is CD.block "$CD_NODE" "root:cdrom 660"
+node_is CD.sg "$CD_SG" "root:cdrom 660"
+node_is VTAPE.st "$VTAPE_NODE" "root:tape 660"
+node_is VTAPE.sg "$VTAPE_SG" "root:tape 660"
+node_is VCHANGER.sch "$VCHANGER_NODE" "root:cdrom 660"
+node_is VCHANGER.sg "$VCHANGER_SG" "root:tape 660"
+{
+	for n in /dev/sd? /dev/sr* /dev/sg* /dev/st? /dev/nst? /dev/sch* /dev/bsg/*; do
+		printf '%s %s %s\n' "$n" "$(stat -L -c '%U:%G %a' "$n")" \
+			"$(getfacl -cp "$n" 2>/dev/null | grep '^user:[a-z]' | tr '\n' ' ')"
+	done
+} >/tmp/out/debian-nodes.txt
+user=$(id -nu "$USER_ID")
+session=$(loginctl show-seat seat0 -p ActiveSession --value 2>/dev/null)
+check session "$user is logged in on seat0's active session (${session:-none})" \
+	test "$(loginctl show-session "${session:-none}" -p Name --value 2>/dev/null)" = "$user"
+for role in CD BURN1 BURN3; do
+	node=${role}_NODE sg=${role}_SG
+	for n in "${!node}" "${!sg}"; do
+		check "uaccess.$role.$(basename "$n")" "$n has logind's ACL for $user ($(getfacl -cp "$n" 2>/dev/null | grep "^user:$user" || echo none))" \
+			grep -qx "user:$user:rw-" <(getfacl -cp "$n" 2>/dev/null)
+	done
+done
+check uaccess.HD.none "the disk $HD_NODE has no ACL for $user (disks go by group disk)" \
+	test -z "$(getfacl -cp "$HD_NODE" 2>/dev/null | grep "^user:$user")"
+
+# --- AppArmor enforcing, and not one denial since boot
+check apparmor.enabled "AppArmor is enabled ($(cat /sys/module/apparmor/parameters/enabled 2>/dev/null))" \
+	test "$(cat /sys/module/apparmor/parameters/enabled 2>/dev/null)" = Y
+enforced=$(grep -c '(enforce)' /sys/kernel/security/apparmor/profiles 2>/dev/null || true)
+check apparmor.enforce "AppArmor has profiles in enforce mode (${enforced:-0})" test "${enforced:-0}" -gt 0
+
+if [ "$SGF_KERNEL" = patched ]; then
+	# --- the filter with SCSI as modules
+	d=/sys/bus/scsi/devices/$DBGDISK_HCTL
+	for f in cmd_set denied read write priv custom reset unfiltered; do
+		check "sysfs.$f" "$d/cmd_filter/$f exists" test -e "$d/cmd_filter/$f"
+	done
+	check sysfs.filter-all "sg's filter_all parameter is there ($(cat "$SG_FILTER_ALL" 2>/dev/null))" \
+		test "$(cat "$SG_FILTER_ALL" 2>/dev/null)" = N
+	check sgfilter.show "sgfilter show $DBGDISK_SG" "$SGF_BUILD/bin/sgfilter" show "$DBGDISK_SG"
+	check sgfilter.check "sgfilter check says UNMAP needs a writable open on the disk" \
+		sh -c "'$SGF_BUILD/bin/sgfilter' check '$DBGDISK_SG' 42 00 00 00 00 00 00 00 18 00 | grep -q write"
+	T=/sys/kernel/tracing
+	echo >$T/trace
+	echo 1 >$T/events/scsi/scsi_cmd_filter_deny/enable
+	dmesg -C
+	user_probe -m ro "$DBGDISK_NODE" 42 00 00 00 00 00 00 00 18 00
+	echo 0 >$T/events/scsi/scsi_cmd_filter_deny/enable
+	check deny.verdict "UNMAP through a read-only open of $DBGDISK_NODE as $user (a member of disk): $PROBE_VERDICT" \
+		test "$PROBE_VERDICT" = denied
+	check deny.tracepoint "the tracepoint recorded it" grep -q 'scsi_cmd_filter_deny:.*opcode=0x42' $T/trace
+	check deny.log "the kernel log says so" sh -c "dmesg | grep -q 'command filter: denied UNMAP (0x42) to sgprobe'"
+
+	# --- unload and load the modules while devices have policies
+	check policy.set "a policy of its own on $DBGDISK_HCTL" sh -c "echo +0x42 >'$d/cmd_filter/priv'"
+	check policy.custom "it says custom" test "$(cat "$d/cmd_filter/custom")" = 1
+	check reload.sg "sg unloads and loads again" sh -c 'modprobe -r sg && modprobe sg'
+	check reload.sg.param "sg.filter_all is there again" test -e "$SG_FILTER_ALL"
+	check reload.policy-kept "$DBGDISK_HCTL keeps its policy over sg's reload (the policy is the device's)" \
+		test "$(cat "$d/cmd_filter/custom")" = 1
+	udevadm settle
+	check reload.scsi_debug "scsi_debug unloads with its devices' policies, and loads again" \
+		sh -c 'modprobe -r scsi_debug && modprobe scsi_debug add_host=1 dev_size_mb=16'
+	udevadm settle
+	new=$(for x in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*:*:*:*; do [ -e "$x/type" ] && basename "$x"; done | head -1)
+	check reload.default "the new scsi_debug device ${new:-none} starts on the default policy" \
+		test -n "$new" -a "$(cat "/sys/bus/scsi/devices/$new/cmd_filter/custom" 2>/dev/null)" = 0
+fi
+
+# last: every AppArmor line the kernel logged since boot
+denials=$(journalctl -k -b --no-pager 2>/dev/null | grep -c 'apparmor="DENIED"' || true)
+check apparmor.no-denial "no AppArmor denial in the kernel's audit log since boot (${denials:-0})" \
+	test "${denials:-0}" = 0
+journalctl -k -b --no-pager 2>/dev/null | grep 'apparmor="DENIED"' | head -5 | sed 's/^/# /'
+finish_suite
