@@ -85,6 +85,14 @@ if [ "$SGF_KERNEL" = patched ]; then
 	check deny.tracepoint "the tracepoint recorded it" grep -q 'scsi_cmd_filter_deny:.*opcode=0x42' $T/trace
 	check deny.log "the kernel log says so" sh -c "dmesg | grep -q 'command filter: denied UNMAP (0x42) to sgprobe'"
 
+	# --- a device marked unfiltered: a writable open sends anything (the
+	# AppArmor check below covers this too)
+	check unfiltered.set "mark $DBGDISK_HCTL unfiltered" sh -c "echo 1 >'$d/cmd_filter/unfiltered'"
+	user_probe -m rw "$DBGDISK_NODE" 3b 05 00 00 00 00 00 00 00 00
+	check unfiltered.reached "WRITE BUFFER through a writable open of the unfiltered $DBGDISK_NODE: $PROBE_VERDICT" \
+		test "$PROBE_VERDICT" = reached
+	check unfiltered.unset "and filtered again" sh -c "echo 0 >'$d/cmd_filter/unfiltered'"
+
 	# --- unload and load the modules while devices have policies
 	check policy.set "a policy of its own on $DBGDISK_HCTL" sh -c "echo +0x42 >'$d/cmd_filter/priv'"
 	check policy.custom "it says custom" test "$(cat "$d/cmd_filter/custom")" = 1
