@@ -21,9 +21,11 @@ add_scsi_debug() {
 		echo 1 >"$SCSI_DEBUG/add_host"
 		# shellcheck disable=SC2034 # i only counts the tries
 		for i in $(seq 200); do
-			[ "$(scsi_debug_devices)" -gt "$n" ] && break
+			[ "$(scsi_debug_devices)" -gt "$n" ] && continue 2
 			sleep 0.05
 		done
+		echo "setup: scsi_debug's host of type $t brought no device in 10 s" >&2
+		return 1
 	done
 }
 scsi_debug_devices() {

@@ -87,9 +87,13 @@ if [ "$SGF_KERNEL" = patched ]; then
 
 	# --- a device marked unfiltered: a writable open sends anything (the
 	# AppArmor check below covers this too)
+	# (WRITE BUFFER in mode 2, data to the buffer, of no bytes)
+	user_probe -m rw "$DBGDISK_NODE" 3b 02 00 00 00 00 00 00 00 00
+	check unfiltered.before "WRITE BUFFER through a writable open of $DBGDISK_NODE, filtered: $PROBE_VERDICT" \
+		test "$PROBE_VERDICT" = denied
 	check unfiltered.set "mark $DBGDISK_HCTL unfiltered" sh -c "echo 1 >'$d/cmd_filter/unfiltered'"
-	user_probe -m rw "$DBGDISK_NODE" 3b 05 00 00 00 00 00 00 00 00
-	check unfiltered.reached "WRITE BUFFER through a writable open of the unfiltered $DBGDISK_NODE: $PROBE_VERDICT" \
+	user_probe -m rw "$DBGDISK_NODE" 3b 02 00 00 00 00 00 00 00 00
+	check unfiltered.reached "the same through a writable open of the unfiltered $DBGDISK_NODE: $PROBE_VERDICT" \
 		test "$PROBE_VERDICT" = reached
 	check unfiltered.unset "and filtered again" sh -c "echo 0 >'$d/cmd_filter/unfiltered'"
 

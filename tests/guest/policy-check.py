@@ -20,14 +20,15 @@ set_ = sys.argv[2]
 want = re.compile(rf"host_no={h} channel={c} id={t} lun={l} .*cmnd=\((\S+).* raw=([0-9a-f ]+)\)")
 # On a Debian system (./run debian) udev runs ata_id as root on an optical
 # drive's events (60-persistent-storage.rules, "ATAPI devices (SPC-3 or
-# later)"): its IDENTIFY (PACKET) DEVICE through ATA PASS-THROUGH is root's
-# traffic, not the programs', and is counted apart.
+# later)"): its IDENTIFY PACKET DEVICE (0xa1) through ATA PASS-THROUGH is
+# root's traffic, not the programs', and is counted apart. No program of
+# the suites sends it.
 UDEV = os.environ.get("SGF_UDEV") == "1"
 
 
 def ata_id(cdb):
-    return (len(cdb) >= 16 and cdb[0] == 0x85 and cdb[14] in (0xA1, 0xEC)) or \
-        (len(cdb) >= 12 and cdb[0] == 0xA1 and cdb[9] in (0xA1, 0xEC))
+    return (len(cdb) >= 16 and cdb[0] == 0x85 and cdb[14] == 0xA1) or \
+        (len(cdb) >= 12 and cdb[0] == 0xA1 and cdb[9] == 0xA1)
 
 
 seen = {}
