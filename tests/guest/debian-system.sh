@@ -77,6 +77,7 @@ if [ "$SGF_KERNEL" = patched ]; then
 	T=/sys/kernel/tracing
 	echo >$T/trace
 	echo 1 >$T/events/scsi/scsi_cmd_filter_deny/enable
+	echo 1 >$T/tracing_on   # (commands_check of an earlier suite left it off)
 	dmesg -C
 	user_probe -m ro "$DBGDISK_NODE" 42 00 00 00 00 00 00 00 18 00
 	echo 0 >$T/events/scsi/scsi_cmd_filter_deny/enable
@@ -104,12 +105,21 @@ if [ "$SGF_KERNEL" = patched ]; then
 	check reload.sg.param "sg.filter_all is there again" test -e "$SG_FILTER_ALL"
 	check reload.policy-kept "$DBGDISK_HCTL keeps its policy over sg's reload (the policy is the device's)" \
 		test "$(cat "$d/cmd_filter/custom")" = 1
+	# scsi_debug: its hosts removed first (and the devices with them),
+	# then the module, then one new host
 	udevadm settle
-	check reload.scsi_debug "scsi_debug unloads with its devices' policies, and loads again" \
-		sh -c 'modprobe -r scsi_debug && modprobe scsi_debug add_host=1 dev_size_mb=16'
+	echo "-$(cat /sys/bus/pseudo/drivers/scsi_debug/add_host)" >/sys/bus/pseudo/drivers/scsi_debug/add_host
 	udevadm settle
-	new=$(for x in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*:*:*:*; do [ -e "$x/type" ] && basename "$x"; done | head -1)
-	check reload.default "the new scsi_debug device ${new:-none} starts on the default policy" \
+	for _ in $(seq 20); do modprobe -r scsi_debug 2>/dev/null && break; sleep 0.5; done
+	check reload.scsi_debug.unload "scsi_debug unloads with its devices, one of which had a policy of its own" \
+		test ! -d /sys/module/scsi_debug
+	check reload.scsi_debug.load "and loads again with one disk" modprobe scsi_debug add_host=1 ptype=0 dev_size_mb=16
+	udevadm settle
+	new=
+	for x in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*:*:*:*; do
+		[ -e "$x/type" ] && new=$(basename "$x")
+	done
+	check reload.default "the new scsi_debug disk ${new:-none} starts on the default policy" \
 		test -n "$new" -a "$(cat "/sys/bus/scsi/devices/$new/cmd_filter/custom" 2>/dev/null)" = 0
 fi
 
