@@ -134,3 +134,35 @@ setup_devices() {
 	mkdir -p /tmp/home && chmod 1777 /tmp/home
 	cat /tmp/devices.env
 }
+
+# A suite's time limit: its "# timeout: EXPR" line, bash arithmetic that
+# may use its knobs (SGF_FUZZ_SECONDS, ...; unset ones count 0), else 600
+# seconds; times SGF_TIMEOUT_SCALE for the slower debug kernels.
+suite_timeout() {
+	local expr
+	expr=$(sed -n 's/^# timeout: //p' "tests/guest/$1.sh" | head -1)
+	echo $(((${expr:-600}) * ${SGF_TIMEOUT_SCALE:-1}))
+}
+
+# run_suites OUT: every suite of SGF_SUITES, its TAP in OUT/SUITE.tap, with
+# the groups SUITE_GROUPS gives it (./run debian) as SGF_USER_GROUPS. Each
+# suite's start and end go to the kernel log, so that the rig can name the
+# suite a kernel splat happened in; its exit status and time to
+# SUITE.status ("STATUS SECONDS"; 124 = killed at its time limit). Fails
+# if a suite did.
+declare -A SUITE_GROUPS=()
+run_suites() {
+	local out=$1 suite limit t0 rc status=0
+	for suite in $SGF_SUITES; do
+		limit=$(suite_timeout "$suite")
+		echo "sgf-guest: suite $suite begins (time limit ${limit}s)" >/dev/kmsg
+		t0=$(date +%s)
+		rc=0
+		SGF_USER_GROUPS=${SUITE_GROUPS[$suite]:-} timeout -k 10 "$limit" bash "tests/guest/$suite.sh" \
+			>"$out/$suite.tap" 2>"$out/$suite.err" || rc=$?
+		echo "$rc $(($(date +%s) - t0))" >"$out/$suite.status"
+		echo "sgf-guest: suite $suite ends (status $rc)" >/dev/kmsg
+		[ "$rc" = 0 ] || status=1
+	done
+	return $status
+}
