@@ -16,15 +16,18 @@ PROBE=$SGF_BUILD/bin/sgprobe
 USER_ID=${SGF_USER_ID:-65534}
 SGF_FAILED=0
 
-# Run a command as the unprivileged user (uid/gid 65534, no groups, no caps).
+# Run a command as the unprivileged user (USER_ID: 65534, or ./run debian's
+# console user, with a gid of the same number; no groups, no caps).
 # $AS_USER_WRAP, if set, is a command root runs it through first (prlimit).
 # ./run debian runs some suites with the user in groups (SGF_USER_GROUPS,
 # by commas: the members of disk and cdrom that udev's permissions let in).
 as_user() {
-	local groups=--clear-groups g gids=
+	local groups=--clear-groups g gids='' n
 	if [ -n "${SGF_USER_GROUPS:-}" ]; then
 		for g in ${SGF_USER_GROUPS//,/ }; do
-			gids+=${gids:+,}$(getent group "$g" | cut -d: -f3)
+			n=$(getent group "$g" | cut -d: -f3)
+			[ -n "$n" ] || { echo "as_user: no group '$g'" >&2; return 1; }
+			gids+=${gids:+,}$n
 		done
 		groups=--groups=$gids
 	fi
@@ -183,9 +186,11 @@ NORAWIO=(setpriv --inh-caps=-sys_rawio --bounding-set=-sys_rawio --)
 # GROUP (tape, cdrom), with the access udev gives that group's users and
 # nothing more.
 as_member() {
-	local gid='' g
+	local gid='' g n
 	for g in ${1//,/ }; do
-		gid+=${gid:+,}$(getent group "$g" | cut -d: -f3)
+		n=$(getent group "$g" | cut -d: -f3)
+		[ -n "$n" ] || { echo "as_member: no group '$g'" >&2; return 1; }
+		gid+=${gid:+,}$n
 	done
 	shift
 	HOME=/tmp/home ${AS_USER_WRAP:-} setpriv --reuid="$USER_ID" --regid="$USER_ID" \
