@@ -44,8 +44,13 @@ node_is VCHANGER.sg "$VCHANGER_SG" "root:tape 660"
 	for n in /dev/sd? /dev/sr* /dev/sg* /dev/st? /dev/nst? /dev/sch* /dev/bsg/*; do
 		[ -e "$n" ] || continue
 		hctl=$(udevadm info -q path -n "$n" | grep -oE '/[0-9]+:[0-9]+:[0-9]+:[0-9]+/' | tail -1 | tr -d /)
-		kind=$(basename "$n")
-		printf '%s %s %s %s\n' "${hctl:-?}" "${kind%%[0-9]*}" "$(stat -L -c '%U:%G %a' "$n")" \
+		case $n in
+		/dev/bsg/*) kind=bsg ;;
+		/dev/nst*) kind=nst ;;
+		/dev/sch*) kind=sch ;;
+		*) kind=$(basename "$n" | cut -c1-2) ;;   # sd, sr, sg, st
+		esac
+		printf '%s %s %s %s\n' "${hctl:-?}" "$kind" "$(stat -L -c '%U:%G %a' "$n")" \
 			"$(getfacl -cp "$n" 2>/dev/null | grep '^user:[a-z]' | tr '\n' ' ')"
 	done
 } >/tmp/out/debian-nodes.txt

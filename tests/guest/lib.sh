@@ -15,6 +15,16 @@ PROBE=$SGF_BUILD/bin/sgprobe
 # (./run debian: the console user, SGF_USER_ID, whose ACLs logind sets)
 USER_ID=${SGF_USER_ID:-65534}
 SGF_FAILED=0
+# A group of SGF_USER_GROUPS the system does not know fails the suite
+# here: as_user would fail every command, which a probe could take for
+# the node's refusal.
+for _g in ${SGF_USER_GROUPS:+${SGF_USER_GROUPS//,/ }}; do
+	getent group "$_g" >/dev/null || {
+		echo "not ok - $SUITE.groups: SGF_USER_GROUPS names '$_g', which is no group here"
+		exit 1
+	}
+done
+unset _g
 
 # Run a command as the unprivileged user (USER_ID: 65534, or ./run debian's
 # console user, with a gid of the same number; no groups, no caps).
