@@ -139,7 +139,8 @@ static unsigned int group_len(unsigned char op)
 static unsigned int make_cdb(const struct fdev *d, unsigned char *cdb)
 {
 	const struct sgf_entry *e;
-	unsigned int i, len;
+	const struct sgf_field *f;
+	unsigned int i, k, len;
 	unsigned char op;
 
 	for (i = 0; i < MAX_CDB; i++)
@@ -150,17 +151,23 @@ static unsigned int make_cdb(const struct fdev *d, unsigned char *cdb)
 	if (chance(60)) {
 		for (i = 0; i < 4; i++) {
 			e = &d->pol.e[rnd((unsigned int)d->pol.n)];
-			if (e->mask)
+			if (e->nr_fields)
 				break;
 		}
-		if (e->mask && (chance(70) || e->opcode == op)) {
+		if (e->nr_fields && (chance(70) || e->opcode == op)) {
 			cdb[0] = op = e->opcode;
-			if (e->width == 2) {
-				cdb[e->offset] = (unsigned char)(e->value >> 8);
-				cdb[e->offset + 1] = (unsigned char)e->value;
-			} else {
-				cdb[e->offset] = (unsigned char)((cdb[e->offset] & ~e->mask) |
-								 e->value);
+			/* its fields' values, and now and then one of them not */
+			for (k = 0; k < e->nr_fields; k++) {
+				f = &e->f[k];
+				if (e->nr_fields > 1 && chance(10))
+					continue;
+				if (f->width == 2) {
+					cdb[f->offset] = (unsigned char)(f->value >> 8);
+					cdb[f->offset + 1] = (unsigned char)f->value;
+				} else {
+					cdb[f->offset] = (unsigned char)((cdb[f->offset] & ~f->mask) |
+									 f->value);
+				}
 			}
 		}
 	} else if (chance(50)) {

@@ -49,7 +49,7 @@ static int kspace(unsigned char c)
 }
 
 #define KMAX_ENTRIES (256 + 128)
-#define KMAX_RULES 128
+#define KMAX_FIELDS 128	/* fields of the rules on CDB fields, in all */
 
 /*
  * What the kernel makes of @text written to class file @cls of a device
@@ -61,7 +61,7 @@ static int model_store(const struct sgf_policy *cur, enum sgf_class cls,
 		       const char *text, size_t len, struct sgf_policy *out)
 {
 	struct sgf_entry e[KMAX_ENTRIES];
-	char tok[64], op[KMAX_ENTRIES];
+	char tok[SGF_TOKEN_MAX + 1], op[KMAX_ENTRIES];
 	size_t i = 0, j, k, n = 0, fields = 0, t;
 
 	if (memchr(text, '\0', len))
@@ -86,7 +86,7 @@ static int model_store(const struct sgf_policy *cur, enum sgf_class cls,
 		tok[t - i] = '\0';
 		if (sgf_parse_token(tok, &e[n]))
 			return -EINVAL;
-		if (cls == SGF_PRIV && !e[n].mask && !op[n])
+		if (cls == SGF_PRIV && !e[n].nr_fields && !op[n])
 			return -EINVAL;
 		e[n++].cls = cls;
 		i = t;
@@ -109,7 +109,7 @@ static int model_store(const struct sgf_policy *cur, enum sgf_class cls,
 			sgf_remove(out, &e[i]);
 			if (op[i] == '-')
 				continue;
-			if (cls == SGF_PRIV && !e[i].mask) {
+			if (cls == SGF_PRIV && !e[i].nr_fields) {
 				/* the whole opcode, every form of it */
 				for (k = out->n; k-- > 0;) {
 					struct sgf_entry x = out->e[k];
@@ -140,8 +140,8 @@ static int model_store(const struct sgf_policy *cur, enum sgf_class cls,
 		out->n = n;
 	}
 	for (i = 0; i < out->n; i++)
-		fields += !!out->e[i].mask;
-	if (fields > KMAX_RULES)
+		fields += out->e[i].nr_fields;
+	if (fields > KMAX_FIELDS)
 		return -E2BIG;
 	sgf_sort(out);
 	return 0;
@@ -234,7 +234,7 @@ static size_t random_text(char *buf, size_t size, const struct sgf_policy *cur)
 {
 	static const char *const seps[] = { " ", "\n", "\t", "  ", "\r\n", "\v", "\f",
 					    "\xa0", " \n " };
-	char tok[64];
+	char tok[SGF_TOKEN_MAX + 1];
 	size_t len = 0, n, i;
 
 	switch (rnd(10)) {
@@ -548,7 +548,8 @@ int selftest(void)
 	       has_token(&next, SGF_READ, "0x2a"), "store.0xa0-separates",
 	       "0xa0 separates tokens, as in the kernel");
 	for (i = 0; i < sbc.n; i++)
-		other_fields += sbc.e[i].mask && sbc.e[i].cls != SGF_READ;
+		if (sbc.e[i].cls != SGF_READ)
+			other_fields += sbc.e[i].nr_fields;
 	for (len = 0, i = 0; i < 128 - other_fields; i++)
 		len += (size_t)sprintf(text + len, " 0xc0/cdb%zu&0xff=0x%02zx", 2 + i / 200, i);
 	expect(model_store(&sbc, SGF_READ, text, len, &next) == 0,

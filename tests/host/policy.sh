@@ -26,6 +26,7 @@ else
 fi
 rm -f "$tmpm"
 # one policy source for every kernel the series exists for
+tmp0=$(mktemp -d)
 for v in "${SGF_KVERS[@]}"; do
 	intree=$SGF_BUILD/linux-$v/drivers/scsi/scsi_cmd_filter.policy
 	if cmp -s "$policy" "$intree"; then
@@ -33,17 +34,28 @@ for v in "${SGF_KVERS[@]}"; do
 	else
 		echo "not ok - policy.series.$v.document: drivers/scsi/scsi_cmd_filter.policy in the $v series differs from default.policy (run SGF_KVER=$v policy/update)"
 	fi
-	# the fix (the patch that adds the file) carries it with 6.1's class
-	# on every row that allows more than 6.1: holes closed, nothing else
+	# the fix (the patch that adds the file) carries it without the
+	# health section and with 6.1's class on every row that allows more
+	# than 6.1: holes closed, nothing else; the next patch that changes it
+	# carries it without the health section, which the last one adds
 	tree=$SGF_BUILD/linux-$v f=drivers/scsi/scsi_cmd_filter.policy
-	adds=$(git -C "$tree" log --format=%H --diff-filter=A stock..HEAD -- "$f")
-	if [ -n "$adds" ] && cmp -s <("$model" --holes-only /dev/stdout) <(git -C "$tree" show "$adds:$f") &&
-	   ! "$model" --policy <(git -C "$tree" show "$adds:$f") --diff | grep -q '^    changed:'; then
-		echo "ok - policy.series.$v.fix: the $v fix ($(git -C "$tree" log -1 --format=%s "$adds")) carries the document with 6.1's class wherever it would allow more (policy/model --holes-only)"
+	mapfile -t touch < <(git -C "$tree" log --reverse --format=%H stock..HEAD -- "$f")
+	"$model" --without-health "$tmp0/relax.policy"
+	"$model" --policy "$tmp0/relax.policy" --holes-only "$tmp0/holes.policy"
+	if [ ${#touch[@]} = 3 ] && cmp -s "$tmp0/holes.policy" <(git -C "$tree" show "${touch[0]}:$f") &&
+	   ! "$model" --policy <(git -C "$tree" show "${touch[0]}:$f") --diff | grep -q '^    changed:'; then
+		echo "ok - policy.series.$v.fix: the $v fix ($(git -C "$tree" log -1 --format=%s "${touch[0]}")) carries the document with 6.1's class wherever it would allow more, without disk health (policy/model --holes-only)"
 	else
-		echo "not ok - policy.series.$v.fix: the $v fix does not carry policy/model --holes-only (run SGF_KVER=$v policy/update)"
+		echo "not ok - policy.series.$v.fix: the $v fix does not carry policy/model --holes-only without disk health (run SGF_KVER=$v policy/update)"
+	fi
+	if [ ${#touch[@]} = 3 ] && cmp -s "$tmp0/relax.policy" <(git -C "$tree" show "${touch[1]}:$f") &&
+	   git -C "$tree" show "${touch[2]}" -- "$f" | grep '^+# ---- sbc, disk health:' >/dev/null; then
+		echo "ok - policy.series.$v.health: the section on disk health is the $v patch's of its own ($(git -C "$tree" log -1 --format=%s "${touch[2]}")), and no earlier one's"
+	else
+		echo "not ok - policy.series.$v.health: the $v series does not add the disk health section in the third patch that changes $f (run SGF_KVER=$v policy/update)"
 	fi
 done
+rm -rf "$tmp0"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 gen=$tmp/gen_scsi_cmd_filter
@@ -79,6 +91,10 @@ empty-range|an empty range|scanner  0xff-0xc0  write  NOTHING
 service-action-span|a range of service actions|sbc  0x9e/sa=0x18-0x9e/sa=0x19  read  NOTHING
 no-name|a row without a name|sbc  0xc5  read
 note-not-change|a note that is not a change|sbc  0xc5  read  VENDOR -- because
+fields-out-of-order|fields not in the order of their bytes|sbc  0x85/cdb14&0xff=0xec/cdb1&0x1e=0x08  read  NOTHING
+field-twice|one byte as two fields|sbc  0x85/cdb1&0x1e=0x08/cdb1&0x01=0x01  read  NOTHING
+too-many-fields|six fields|sbc  0x85/cdb1&0x01=0x01/cdb2&0x01=0x01/cdb3&0x01=0x01/cdb4&0x01=0x01/cdb5&0x01=0x01/cdb6&0x01=0x01  read  NOTHING
+service-action-and-field|a service action with a field|sbc  0x9e/sa=0x10/cdb14&0xff=0x00  read  NOTHING
 ROWS
 # same_as_default FILE: the generator builds the tables of default.policy
 # from FILE, and the model decides the same cases

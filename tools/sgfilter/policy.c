@@ -12,52 +12,68 @@
 #include "default_policy.h"
 #include "scsi_cmd_filter_token.h"
 
+_Static_assert(SGF_MAX_FIELDS == SCSI_FILTER_MAX_FIELDS,
+	       "sgfilter.h's SGF_MAX_FIELDS is not the kernel's");
+
 /*
- * Parse "0x28", "0x9e/sa=0x10" or "0xa3/cdb10&0x3f=0x06" with the kernel's
- * own parser (scsi_cmd_filter_token.h, taken from the series).
+ * Parse "0x28", "0x9e/sa=0x10", "0xa3/cdb10&0x3f=0x06" or several fields,
+ * "0x85/cdb1&0x1e=0x08/cdb14&0xff=0xec", with the kernel's own parser
+ * (scsi_cmd_filter_token.h, taken from the series).
  * Returns 0, or -1 if the token is malformed.
  */
 int sgf_parse_token(const char *s, struct sgf_entry *e)
 {
 	struct scsi_filter_token t;
+	unsigned int i;
 
 	if (scsi_filter_parse_token(s, s + strlen(s), &t))
 		return -1;
 	memset(e, 0, sizeof(*e));
 	e->opcode = (unsigned char)t.opcode;
-	e->offset = (unsigned char)t.offset;
-	e->width = (unsigned char)t.width;
-	e->mask = (unsigned short)t.mask;
-	e->value = (unsigned short)t.value;
+	e->nr_fields = (unsigned char)t.nr_fields;
+	for (i = 0; i < t.nr_fields; i++)
+		e->f[i] = (struct sgf_field){
+			.offset = (unsigned char)t.field[i].offset,
+			.width = (unsigned char)t.field[i].width,
+			.mask = (unsigned short)t.field[i].mask,
+			.value = (unsigned short)t.field[i].value,
+		};
 	return 0;
 }
 
 void sgf_format_token(const struct sgf_entry *e, char *buf, size_t len)
 {
-	if (!e->mask)
-		snprintf(buf, len, "0x%02x", e->opcode);
-	else if (e->width == 2)
-		snprintf(buf, len, "0x%02x/sa=0x%04x", e->opcode, e->value);
-	else if (e->offset == 1 && e->mask == 0x1f && e->opcode != 0x7f)
-		snprintf(buf, len, "0x%02x/sa=0x%02x", e->opcode, e->value);
-	else
-		snprintf(buf, len, "0x%02x/cdb%u&0x%02x=0x%02x", e->opcode,
-			 e->offset, e->mask, e->value);
-}
+	const struct sgf_field *f = e->f;
+	size_t used;
+	unsigned int i;
 
-int sgf_same(const struct sgf_entry *a, const struct sgf_entry *b)
-{
-	return a->opcode == b->opcode && a->offset == b->offset &&
-	       a->width == b->width && a->mask == b->mask && a->value == b->value;
+	used = (size_t)snprintf(buf, len, "0x%02x", e->opcode);
+	if (sgf_service_action(e) >= 0) {
+		snprintf(buf + used, used < len ? len - used : 0, "/sa=0x%0*x",
+			 f->width == 2 ? 4 : 2, f->value);
+		return;
+	}
+	for (i = 0; i < e->nr_fields && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "/cdb%u&0x%02x=0x%02x",
+					 f[i].offset, f[i].mask, f[i].value);
 }
 
 static struct scsi_filter_token entry_token(const struct sgf_entry *e)
 {
-	return (struct scsi_filter_token){
-		.opcode = e->opcode, .offset = e->offset, .width = e->width,
-		.mask = e->mask, .value = e->value,
-		.match = e->mask ? SCSI_FILTER_MATCH_FIELD : SCSI_FILTER_MATCH_ALL,
+	struct scsi_filter_token t = {
+		.opcode = e->opcode, .nr_fields = e->nr_fields,
+		.match = !e->nr_fields ? SCSI_FILTER_MATCH_ALL :
+			 sgf_service_action(e) >= 0 ? SCSI_FILTER_MATCH_SA :
+			 SCSI_FILTER_MATCH_FIELD,
 	};
+	unsigned int i;
+
+	for (i = 0; i < e->nr_fields; i++)
+		t.field[i] = (struct scsi_filter_token_field){
+			.offset = e->f[i].offset, .width = e->f[i].width,
+			.mask = e->f[i].mask, .value = e->f[i].value,
+		};
+	return t;
 }
 
 /* The kernel's order of rules, by the kernel's own scsi_filter_token_cmp(). */
@@ -66,6 +82,11 @@ static int entry_cmp(const void *pa, const void *pb)
 	struct scsi_filter_token a = entry_token(pa), b = entry_token(pb);
 
 	return scsi_filter_token_cmp(&a, &b);
+}
+
+int sgf_same(const struct sgf_entry *a, const struct sgf_entry *b)
+{
+	return !entry_cmp(a, b);
 }
 
 void sgf_sort(struct sgf_policy *p)
@@ -199,7 +220,8 @@ enum sgf_class sgf_decide(const struct sgf_policy *p,
 			  const struct sgf_entry **why, int *short_cdb)
 {
 	const struct sgf_entry *e, *whole = NULL;
-	unsigned int field;
+	const struct sgf_field *f;
+	unsigned int field, k;
 	size_t i;
 
 	*why = NULL;
@@ -210,18 +232,25 @@ enum sgf_class sgf_decide(const struct sgf_policy *p,
 		e = &p->e[i];
 		if (e->opcode != cdb[0])
 			continue;
-		if (!e->mask) {
+		if (!e->nr_fields) {
 			whole = e;
 			continue;
 		}
-		if ((size_t)e->offset + e->width > len) {
+		/* the fields are in the order of their bytes */
+		f = &e->f[e->nr_fields - 1];
+		if ((size_t)f->offset + f->width > len) {
 			*why = e;
 			*short_cdb = 1;
 			return SGF_PRIV;
 		}
-		field = e->width == 2 ? (unsigned int)cdb[e->offset] << 8 |
-					cdb[e->offset + 1] : cdb[e->offset];
-		if ((field & e->mask) == e->value) {
+		for (k = 0; k < e->nr_fields; k++) {
+			f = &e->f[k];
+			field = f->width == 2 ? (unsigned int)cdb[f->offset] << 8 |
+						cdb[f->offset + 1] : cdb[f->offset];
+			if ((field & f->mask) != f->value)
+				break;
+		}
+		if (k == e->nr_fields) {
 			*why = e;
 			return e->cls;
 		}
@@ -233,10 +262,14 @@ enum sgf_class sgf_decide(const struct sgf_policy *p,
 /* The service action an entry names, or -1. */
 int sgf_service_action(const struct sgf_entry *e)
 {
-	if (e->width == 2)
-		return e->value;
-	if (e->offset == 1 && e->mask == 0x1f && e->opcode != 0x7f)
-		return e->value;
+	const struct sgf_field *f = e->f;
+
+	if (e->nr_fields != 1)
+		return -1;
+	if (f->width == 2)
+		return f->value;
+	if (f->offset == 1 && f->mask == 0x1f && e->opcode != 0x7f)
+		return f->value;
 	return -1;
 }
 
@@ -266,7 +299,7 @@ const char *sgf_entry_name(const char *set, const struct sgf_entry *e)
 	const struct sgf_field_name *f;
 	char tok[SGF_TOKEN_MAX + 1];
 
-	if (d && e->mask && sgf_service_action(e) < 0) {
+	if (d && e->nr_fields && sgf_service_action(e) < 0) {
 		sgf_format_token(e, tok, sizeof(tok));
 		for (f = d->fields; f->token; f++)
 			if (!strcmp(f->token, tok))
@@ -317,7 +350,8 @@ int sgf_lookup_name(const char *set, const char *word, struct sgf_entry *e,
 	if (!strncmp(word, "0x", 2)) {
 		if (sgf_parse_token(word, e)) {
 			snprintf(err, errlen, "malformed command '%s' (write 0x28, "
-				 "0x9e/sa=0x10 or 0xa3/cdb10&0x3f=0x06)", word);
+				 "0x9e/sa=0x10, 0xa3/cdb10&0x3f=0x06 or "
+				 "0x85/cdb1&0x1e=0x08/cdb14&0xff=0xec)", word);
 			return -1;
 		}
 		return 0;
@@ -341,7 +375,6 @@ int sgf_lookup_name(const char *set, const char *word, struct sgf_entry *e,
 	}
 	memset(e, 0, sizeof(*e));
 	e->opcode = hit->opcode;
-	e->width = 1;
 	if (hit->sa >= 0) {
 		char tok[SGF_TOKEN_MAX + 1];
 

@@ -58,12 +58,12 @@ static void json_str(const char *s)
 static enum sgf_class class_in(const struct sgf_policy *p,
 			       const struct sgf_entry *key)
 {
-	struct sgf_entry whole = { .opcode = key->opcode, .width = 1 };
+	struct sgf_entry whole = { .opcode = key->opcode };
 	const struct sgf_entry *e = sgf_find(p, key);
 
 	if (e)
 		return e->cls;
-	if (key->mask && (e = sgf_find(p, &whole)))
+	if (key->nr_fields && (e = sgf_find(p, &whole)))
 		return e->cls;
 	return SGF_PRIV;
 }
@@ -126,7 +126,7 @@ static int cmd_show(const struct sgf_device *d)
 			first = 0;
 			continue;
 		}
-		if (now == SGF_PRIV && was == SGF_PRIV && !all.e[i].mask)
+		if (now == SGF_PRIV && was == SGF_PRIV && !all.e[i].nr_fields)
 			continue;	/* only named to be named */
 		printf("%-5s%s %-22s %s", sgf_class_name(now), now != was ? "*" : " ",
 		       tok, sgf_entry_name(p.set, &all.e[i]));
@@ -201,7 +201,7 @@ static int cmd_check(const struct sgf_device *d, char **argv, int argc)
 	static struct sgf_policy p;
 	const struct sgf_entry *why;
 	unsigned char cdb[260];
-	char err[1024], tok[SGF_TOKEN_MAX + 1], reason[256], what[64];
+	char err[1024], tok[SGF_TOKEN_MAX + 1], reason[256], what[SGF_TOKEN_MAX + 1];
 	const char *ro, *rw, *name;
 	enum sgf_class cls;
 	int custom, ret, sgio, short_cdb, sa = -1, sg_all;
@@ -219,7 +219,7 @@ static int cmd_check(const struct sgf_device *d, char **argv, int argc)
 		sa = sgf_service_action(why);
 	name = why ? sgf_entry_name(p.set, why) : sgf_name(p.set, cdb[0], sa);
 	snprintf(what, sizeof(what), "0x%02x", cdb[0]);
-	if (why && why->mask) {
+	if (why && why->nr_fields) {
 		sgf_format_token(why, tok, sizeof(tok));
 		snprintf(what, sizeof(what), "%s", tok);
 	}

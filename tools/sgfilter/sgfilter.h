@@ -14,19 +14,29 @@
 
 enum sgf_class { SGF_PRIV, SGF_READ, SGF_WRITE };
 
-/* One command: a whole opcode (mask 0) or an opcode and a CDB field. */
-struct sgf_entry {
-	unsigned char opcode;
+/* as the kernel's SCSI_FILTER_MAX_FIELDS: the most fields of a command */
+#define SGF_MAX_FIELDS 5
+
+/* A CDB field: bytes offset.., masked, equal to value. */
+struct sgf_field {
 	unsigned char offset;	/* first CDB byte of the field */
 	unsigned char width;	/* 1, or 2 for a big-endian field */
 	unsigned short mask;
 	unsigned short value;
+};
+
+/* One command: a whole opcode (no field) or an opcode and CDB fields. */
+struct sgf_entry {
+	unsigned char opcode;
+	unsigned char nr_fields;	/* 0 for the whole opcode */
+	struct sgf_field f[SGF_MAX_FIELDS];
 	enum sgf_class cls;
 };
 
-/* as the kernel: every opcode, and 128 commands on CDB fields */
+/* as the kernel: every opcode, and commands on 128 CDB fields in all */
 #define SGF_MAX_ENTRIES (256 + 128)
-#define SGF_TOKEN_MAX 32
+/* "0x85/" and five "cdbNN&0xMM=0xVV/" */
+#define SGF_TOKEN_MAX 96
 
 struct sgf_policy {
 	char set[16];		/* "sbc", "mmc", ... */

@@ -13,7 +13,7 @@ static int n, failed;
 
 /* every check's identifier, to hold them unique (sgfilter.unit.ids) */
 #define MAX_CHECKS 128
-#define ID_MAX 96
+#define ID_MAX 128
 static char ids[MAX_CHECKS][ID_MAX];
 static int nr_ids, bad_ids;
 
@@ -54,8 +54,8 @@ static const char *token_id(const char *kind, const char *token, char *buf, size
 	size_t i, len;
 
 	len = (size_t)snprintf(buf, size, "token.%s.%s", kind, *token ? token : "empty");
-	for (i = strlen("token.") + strlen(kind) + 1; i < len && i < size; i++)
-		if (strchr("=&,", buf[i]))
+	for (i = strlen("token.") + strlen(kind) + 1; i < len && i + 1 < size; i++)
+		if (buf[i] && strchr("=&,", buf[i]))
 			buf[i] = '_';
 	return buf;
 }
@@ -76,6 +76,9 @@ int main(void)
 	static const char *const good[] = {
 		"0x28", "0x9e/sa=0x10", "0x7f/sa=0x000d", "0xa3/cdb10&0x3f=0x06",
 		"0x00", "0xff", "0x9e/sa=0x1f", "0x7f/sa=0xffff",
+		"0x85/cdb1&0x1e=0x08/cdb14&0xff=0xec",
+		"0x85/cdb1&0x1f=0x09/cdb2&0x08=0x08/cdb3&0xff=0x00/cdb4&0xff=0x00/cdb14&0xff=0x2f",
+		"0x85/cdb1&0x1f=0x10/cdb2&0x01=0x01",
 	};
 	static const char *const bad[] = {
 		"", "0x", "28", "0x100", "0x028", "x28", "0X28", "0x28,0x2a",
@@ -83,6 +86,10 @@ int main(void)
 		"0x9e/sa=0x10x", "0x9e/SA=0x10", "0xa3/cdb0&0x3f=0x06",
 		"0xa3/cdb32&0x3f=0x06", "0xa3/cdb10&0x00=0x00", "0xa3/cdb10&0x0f=0x10",
 		"0xa3/cdb10&0x3f", "0xa3/cdb&0x3f=0x06", "0xa3/cdb10=0x06", "0xa3/x",
+		"0x85/cdb14&0xff=0xec/cdb1&0x1e=0x08", "0x85/cdb1&0x1e=0x08/cdb1&0x01=0x01",
+		"0x85/cdb1&0x1e=0x08/", "0x85/cdb1&0x1e=0x08//cdb14&0xff=0xec",
+		"0x85/cdb1&0x1e=0x08/sa=0x01", "0x9e/sa=0x10/cdb14&0xff=0x00",
+		"0x85/cdb1&0x01=0x01/cdb2&0x01=0x01/cdb3&0x01=0x01/cdb4&0x01=0x01/cdb5&0x01=0x01/cdb6&0x01=0x01",
 	};
 	static struct sgf_policy p;
 	struct sgf_entry e;
@@ -162,7 +169,7 @@ int main(void)
 	}
 
 	check(!sgf_lookup_name("sbc", "unmap", &e, err, sizeof(err)) && e.opcode == 0x42 &&
-	      !e.mask, "name.unmap", "name 'unmap' is 0x42 on sbc");
+	      !e.nr_fields, "name.unmap", "name 'unmap' is 0x42 on sbc");
 	check(!sgf_lookup_name("sbc", "READ(10)", &e, err, sizeof(err)) && e.opcode == 0x28,
 	      "name.read-10", "name 'READ(10)' is 0x28");
 	check(!sgf_lookup_name("sbc", "write-buffer", &e, err, sizeof(err)) && e.opcode == 0x3b,
@@ -190,7 +197,7 @@ int main(void)
 
 		check(!sgf_parse_token("0xa3/cdb10&0x3f=0x06", &region) &&
 		      !strcmp(sgf_entry_name("mmc", &region), "SEND KEY (RPC structure: drive region)") &&
-		      (region.mask = 0, !strcmp(sgf_entry_name("mmc", &region),
+		      (region.nr_fields = 0, !strcmp(sgf_entry_name("mmc", &region),
 						 "SEND KEY (CSS authentication)")),
 		      "name.cdb-field", "a CDB-field entry has its own name");
 	}
