@@ -104,7 +104,7 @@ setup_devices() {
 	add_scsi_debug
 	wait_for /dev/st1 && wait_for /dev/sch1 && wait_for /dev/sr4 || return 1
 	[ "${SGF_UDEV:-0}" = 0 ] || udevadm settle --timeout=120 || return 1
-	local burners
+	local burners sata
 	burners=$(find_hctl '*VIRTUAL-CDROM*' 5 | sort -t: -k3,3n)
 	{
 		describe HD "$(find_hctl 'QEMU *HARDDISK*' 0)"
@@ -120,6 +120,9 @@ setup_devices() {
 		describe DBGCD "$(find_hctl 'Linux *scsi_debug*' 5)"
 		describe DBGSCAN "$(find_hctl 'Linux *scsi_debug*' 6)"
 		describe DBGPROC "$(find_hctl 'Linux *scsi_debug*' 3)"
+		# the health suite's SATA disk (libata's vendor "ATA"), if any
+		sata=$(find_hctl 'ATA *' 0)
+		[ -z "$sata" ] || describe SATA "$sata"
 	} >/tmp/devices.env || return 1
 	# Like a desktop's "cdrom"/"disk" group: every node is open to the
 	# unprivileged user, so the filter alone decides (not under udev).

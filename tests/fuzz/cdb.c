@@ -135,6 +135,32 @@ static unsigned int group_len(unsigned char op)
 	return by_group[op >> 5];
 }
 
+/*
+ * ATA PASS-THROUGH(16) and (12): the fields the disk health rules read,
+ * drawn from the values that matter: every protocol, the transfer bits,
+ * commands that read and commands that write, SMART's subcommands, and
+ * READ LOG EXT's log-specific field.
+ */
+static void ata_fields(unsigned char *cdb)
+{
+	static const unsigned char cmds[] = {
+		0xec, 0xa1, 0xb0, 0xe5, 0x2f, 0x47, 0x3f, 0x57, 0xf1, 0xf2,
+		0xf4, 0xf6, 0x92, 0xef, 0x30, 0x35, 0x24, 0x25, 0x06,
+	};
+	static const unsigned char feats[] = {
+		0xd0, 0xd1, 0xd2, 0xd4, 0xd5, 0xd6, 0xd8, 0xd9, 0xda, 0xdb,
+		0x00, 0x01,
+	};
+	int twelve = cdb[0] == 0xa1;
+
+	cdb[1] = (unsigned char)(rnd(16) << 1 | (twelve ? 0 : rnd(2)));
+	cdb[2] = (unsigned char)rnd(256);
+	cdb[twelve ? 3 : 4] = feats[rnd(sizeof(feats))];
+	if (!twelve)
+		cdb[3] = chance(80) ? 0 : (unsigned char)rnd64();
+	cdb[twelve ? 9 : 14] = cmds[rnd(sizeof(cmds))];
+}
+
 /* A CDB for device @d; returns the length a caller would normally give. */
 static unsigned int make_cdb(const struct fdev *d, unsigned char *cdb)
 {
@@ -173,6 +199,8 @@ static unsigned int make_cdb(const struct fdev *d, unsigned char *cdb)
 	} else if (chance(50)) {
 		cdb[1] = (unsigned char)(cdb[1] & 0xe0) | (unsigned char)rnd(0x20);
 	}
+	if ((op == 0x85 || op == 0xa1) && chance(50))
+		ata_fields(cdb);
 	if (op == 0x7f)
 		cdb[7] = (unsigned char)(group_len(op) - 8);
 	len = op == 0x7f ? 32 : group_len(op);

@@ -95,6 +95,7 @@ fields-out-of-order|fields not in the order of their bytes|sbc  0x85/cdb14&0xff=
 field-twice|one byte as two fields|sbc  0x85/cdb1&0x1e=0x08/cdb1&0x01=0x01  read  NOTHING
 too-many-fields|six fields|sbc  0x85/cdb1&0x01=0x01/cdb2&0x01=0x01/cdb3&0x01=0x01/cdb4&0x01=0x01/cdb5&0x01=0x01/cdb6&0x01=0x01  read  NOTHING
 service-action-and-field|a service action with a field|sbc  0x9e/sa=0x10/cdb14&0xff=0x00  read  NOTHING
+sa-as-two-fields|the service action of 0x7f as two fields|sbc  0x7f/cdb8&0xff=0x00/cdb9&0xff=0x0d  write  NOTHING
 ROWS
 # same_as_default FILE: the generator builds the tables of default.policy
 # from FILE, and the model decides the same cases
