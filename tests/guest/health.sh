@@ -122,6 +122,8 @@ refused_cdbs=(
 	"read-log-ext.reset|-i 512|85 09 0e 00 01 00 01 00 11 00 00 00 00 00 2f 00"
 	"read-log-ext.feature-high|-i 512|85 09 0e 01 00 00 01 00 04 00 00 00 00 00 2f 00"
 	"read-log-ext.ncq-error-log|-i 512|85 09 0e 00 00 00 01 00 10 00 00 00 00 00 2f 00"
+	"read-log-ext.ncq-sense-log|-i 512|85 09 0e 00 00 00 01 00 0f 00 00 00 00 00 2f 00"
+	"read-log-ext.stream-error-log|-i 512|85 09 0e 00 00 00 01 00 22 00 00 00 00 00 2f 00"
 	"read-log-ext.sct-data-transfer|-i 512|85 09 0e 00 00 00 01 00 e1 00 00 00 00 00 2f 00"
 	"read-log-ext.vendor-log|-i 512|85 09 0e 00 00 00 01 00 a6 00 00 00 00 00 2f 00"
 	"smart-read-log.sct-data-transfer|-i 512|85 08 0e 00 d5 00 01 00 e1 00 4f 00 c2 00 b0 00"
