@@ -48,8 +48,8 @@ static int kspace(unsigned char c)
 	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
 }
 
-#define KMAX_ENTRIES (256 + 128)
-#define KMAX_FIELDS 128	/* fields of the rules on CDB fields, in all */
+#define KMAX_ENTRIES (256 + 3 * 128)
+#define KMAX_FIELDS 128	/* fields of the rules on CDB fields, per class */
 
 /*
  * What the kernel makes of @text written to class file @cls of a device
@@ -62,7 +62,7 @@ static int model_store(const struct sgf_policy *cur, enum sgf_class cls,
 {
 	struct sgf_entry e[KMAX_ENTRIES];
 	char tok[SGF_TOKEN_MAX + 1], op[KMAX_ENTRIES];
-	size_t i = 0, j, k, n = 0, fields = 0, t;
+	size_t i = 0, j, k, n = 0, fields[3] = { 0 }, t;
 
 	if (memchr(text, '\0', len))
 		return -EINVAL;
@@ -140,9 +140,10 @@ static int model_store(const struct sgf_policy *cur, enum sgf_class cls,
 		out->n = n;
 	}
 	for (i = 0; i < out->n; i++)
-		fields += out->e[i].nr_fields;
-	if (fields > KMAX_FIELDS)
-		return -E2BIG;
+		fields[out->e[i].cls] += out->e[i].nr_fields;
+	for (i = 0; i < 3; i++)
+		if (fields[i] > KMAX_FIELDS)
+			return -E2BIG;
 	sgf_sort(out);
 	return 0;
 }
@@ -547,20 +548,22 @@ int selftest(void)
 	expect(model_store(&sbc, SGF_READ, "0x28\xa0" "0x2a", 9, &next) == 0 &&
 	       has_token(&next, SGF_READ, "0x2a"), "store.0xa0-separates",
 	       "0xa0 separates tokens, as in the kernel");
+	/* the bound is per class: the other classes' fields do not count */
 	for (i = 0; i < sbc.n; i++)
 		if (sbc.e[i].cls != SGF_READ)
 			other_fields += sbc.e[i].nr_fields;
-	for (len = 0, i = 0; i < 128 - other_fields; i++)
+	expect(other_fields > 0, "store.fields-others", "sbc has fields in its other classes");
+	for (len = 0, i = 0; i < 128; i++)
 		len += (size_t)sprintf(text + len, " 0xc0/cdb%zu&0xff=0x%02zx", 2 + i / 200, i);
 	expect(model_store(&sbc, SGF_READ, text, len, &next) == 0,
-	       "store.fields-128", "128 field rules in all: taken");
+	       "store.fields-128", "128 field rules in one class: taken");
 	len += (size_t)sprintf(text + len, " 0xc1/cdb2&0xff=0x00");
 	expect(model_store(&sbc, SGF_READ, text, len, &next) == -E2BIG,
-	       "store.fields-129", "129 field rules: E2BIG");
-	for (len = 0, i = 0; i < 385; i++)
+	       "store.fields-129", "129 field rules in one class: E2BIG");
+	for (len = 0, i = 0; i < KMAX_ENTRIES + 1; i++)
 		len += (size_t)sprintf(text + len, " 0x%02zx", i & 0xff);
 	expect(model_store(&sbc, SGF_READ, text, len, &next) == -E2BIG,
-	       "store.tokens-385", "385 tokens: E2BIG before the duplicates are found");
+	       "store.tokens-641", "641 tokens: E2BIG before the duplicates are found");
 	expect(model_store(&sbc, SGF_READ, "+0x42 +0xc1", 11, &next) == 0 &&
 	       has_token(&next, SGF_READ, "0x42") && has_token(&next, SGF_READ, "0x28") &&
 	       !has_token(&next, SGF_WRITE, "0x42"), "edit.plus",

@@ -33,8 +33,8 @@ struct sgf_entry {
 	enum sgf_class cls;
 };
 
-/* as the kernel: every opcode, and commands on 128 CDB fields in all */
-#define SGF_MAX_ENTRIES (256 + 128)
+/* as the kernel: every opcode, and commands on 128 CDB fields per class */
+#define SGF_MAX_ENTRIES (256 + 3 * 128)
 /* "0x85/" and five "cdbNN&0xMM=0xVV/" */
 #define SGF_TOKEN_MAX 96
 
