@@ -28,9 +28,12 @@ summary=/tmp/out/fuzz-summary.txt
 stock_flag=
 [ "$SGF_KERNEL" = stock ] && stock_flag=--stock
 
+# (SATA: rig/boot adds the disk to a boot that runs this suite; libata
+# answers ATA PASS-THROUGH, the commands the disk rules test fields of)
 hctls=()
-for role in HD CD BURN1 BURN2 TAPE CHANGER DBGDISK DBGCD DBGSCAN DBGPROC; do
+for role in HD CD BURN1 BURN2 TAPE CHANGER DBGDISK DBGCD DBGSCAN DBGPROC SATA; do
 	v=${role}_HCTL
+	[ -n "${!v:-}" ] || { not_ok fixture "no $role device: the fuzzer's devices are incomplete"; finish_suite; }
 	hctls+=("${!v}")
 done
 
@@ -63,12 +66,27 @@ for i in $(seq "$chunks"); do
 	as_user "$FUZZ" cdb -s "$seed" -t "$chunk" -l /tmp/fuzz.log -c "/tmp/fuzz-cov-$i.txt" \
 		-m 9 "${hctls[@]}" 9>$TR/trace_marker >"/tmp/fuzz-$i.out" 2>"/tmp/fuzz-$i.err" || rc=$?
 	echo 0 >$TR/tracing_on
+	# the SATA disk's ATA PASS-THROUGH calls (the log: seq hctl set entry
+	# expected observed errno cdb): decided each way, and the ATA commands
+	# (CDB byte 14 of 0x85, byte 9 of 0xa1) of those allowed
+	awk -v h="$SATA_HCTL" '$2 == h && $8 ~ /^(85|a1)/ && $6 != "-" {
+			n[$6]++
+			if ($6 != "A") next
+			c = substr($8, 1, 2) == "85" ? substr($8, 29, 2) : substr($8, 19, 2)
+			if (c != "") cmds[c] = 1
+		}
+		END {
+			s = ""
+			for (c in cmds) s = s " " c
+			printf "sata_ata_allowed=%d\nsata_ata_denied=%d\nsata_ata_commands=%s\n",
+				n["A"], n["D"], s
+		}' /tmp/fuzz.log >"/tmp/fuzz-sata-$i.out" 2>&1 || true
 	overrun=$(cat $TR/per_cpu/cpu*/stats | awk '/^overrun/ {s += $2} END {print s + 0}')
 	crc=0
 	python3 "$CHECK" $stock_flag /tmp/fuzz.log <$TR/trace >"/tmp/fuzz-check-$i.out" || crc=$?
 	{
 		echo "chunk=$i seed=$seed fuzzer_exit=$rc check_exit=$crc overrun=$overrun"
-		sed 's/^/  /' "/tmp/fuzz-$i.out" "/tmp/fuzz-check-$i.out"
+		sed 's/^/  /' "/tmp/fuzz-$i.out" "/tmp/fuzz-check-$i.out" "/tmp/fuzz-sata-$i.out"
 		head -20 "/tmp/fuzz-$i.err" | sed 's/^/  stderr: /'
 	} >>$summary
 	cp "/tmp/fuzz-cov-$i.txt" /tmp/out/ 2>/dev/null || true
@@ -90,6 +108,8 @@ allowed=$(total_of allowed) denied=$(total_of denied)
 tviol=$(total_of trace_violations)
 dispatched=$(total_of trace_dispatched_in_windows)
 lost=$(total_of trace_lost)
+sata_allowed=$(total_of sata_ata_allowed) sata_denied=$(total_of sata_ata_denied)
+sata_cmds=$(sed -n 's/^  sata_ata_commands= *//p' $summary | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
 hung=$(grep -c 'fuzzer_exit=[3-9]' $summary || true)
 # coverage: the union of the chunks' opcode x entry point maps
 cells=$(cat /tmp/fuzz-cov-*.txt 2>/dev/null | awk '
@@ -101,6 +121,9 @@ cells=$(cat /tmp/fuzz-cov-*.txt 2>/dev/null | awk '
 	echo "total_rate=$rate"
 	echo "total_consulted=$consulted"
 	echo "total_cells=$cells"
+	echo "total_sata_ata_allowed=$sata_allowed"
+	echo "total_sata_ata_denied=$sata_denied"
+	echo "total_sata_ata_commands=$sata_cmds"
 } >>$summary
 echo "# fuzz: $calls calls in ${secs}s ($rate/s), seed $((seed0 + 1))..$((seed0 + chunks)), $cells of 1280 opcode x entry-point cells"
 
@@ -134,6 +157,13 @@ else
 	else
 		not_ok cdb.dispatch "the device-side check failed ($tviol denied commands dispatched)" \
 			"$(grep -h '# ' /tmp/fuzz-check-*.out | head -8)"
+	fi
+	# (the rows that test ATA PASS-THROUGH's fields decided on a disk
+	# that answers it, both ways: the verdicts above include them)
+	if [ "$sata_allowed" -gt 0 ] && [ "$sata_denied" -gt 0 ]; then
+		ok cdb.sata "the SATA disk (libata) decided ATA PASS-THROUGH both ways: $sata_allowed allowed (ATA commands: ${sata_cmds% }), $sata_denied denied"
+	else
+		not_ok cdb.sata "the SATA disk decided no ATA PASS-THROUGH one way or the other ($sata_allowed allowed, $sata_denied denied)"
 	fi
 	if [ "$cells" -ge "${SGF_FUZZ_MIN_CELLS:-500}" ]; then
 		ok cdb.coverage "coverage: the filter decided $cells of the 1280 opcode x entry-point pairs"
