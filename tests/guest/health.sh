@@ -51,6 +51,8 @@ health() {
 	shift 3
 	root=$(run_root "$@")
 	user=$(run_user "$@")
+	# (the user's output, for ./run report)
+	printf '%s\n' "$user" >"/tmp/out/health-$id.txt"
 	if ! grep -qF -- "$marker" <<<"$root"; then
 		not_ok "$id" "$desc: root's output lacks '$marker' (the fixture does not answer)" "$(tail -5 <<<"$root")"
 	elif [ "$SGF_KERNEL" = stock ]; then
