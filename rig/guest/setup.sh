@@ -120,7 +120,7 @@ setup_devices() {
 		describe DBGCD "$(find_hctl 'Linux *scsi_debug*' 5)"
 		describe DBGSCAN "$(find_hctl 'Linux *scsi_debug*' 6)"
 		describe DBGPROC "$(find_hctl 'Linux *scsi_debug*' 3)"
-		# the health suite's SATA disk (libata's vendor "ATA"), if any
+		# the SATA disk of the health and fuzz suites (libata's vendor "ATA"), if any
 		sata=$(find_hctl 'ATA *' 0)
 		[ -z "$sata" ] || describe SATA "$sata"
 	} >/tmp/devices.env || return 1

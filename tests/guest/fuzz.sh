@@ -72,14 +72,18 @@ for i in $(seq "$chunks"); do
 	awk -v h="$SATA_HCTL" '$2 == h && $8 ~ /^(85|a1)/ && $6 != "-" {
 			n[$6]++
 			if ($6 != "A") next
+			# (ATA PASS-THROUGH(16): only patch 15's rows allow it)
+			if (substr($8, 1, 2) == "85") n16++
+			if ($7 == "0") answered++
 			c = substr($8, 1, 2) == "85" ? substr($8, 29, 2) : substr($8, 19, 2)
 			if (c != "") cmds[c] = 1
 		}
 		END {
 			s = ""
 			for (c in cmds) s = s " " c
-			printf "sata_ata_allowed=%d\nsata_ata_denied=%d\nsata_ata_commands=%s\n",
-				n["A"], n["D"], s
+			printf "sata_ata_allowed=%d\nsata_ata16_allowed=%d\nsata_ata_answered=%d\n",
+				n["A"], n16, answered
+			printf "sata_ata_denied=%d\nsata_ata_commands=%s\n", n["D"], s
 		}' /tmp/fuzz.log >"/tmp/fuzz-sata-$i.out" 2>&1 || true
 	overrun=$(cat $TR/per_cpu/cpu*/stats | awk '/^overrun/ {s += $2} END {print s + 0}')
 	crc=0
@@ -109,6 +113,7 @@ tviol=$(total_of trace_violations)
 dispatched=$(total_of trace_dispatched_in_windows)
 lost=$(total_of trace_lost)
 sata_allowed=$(total_of sata_ata_allowed) sata_denied=$(total_of sata_ata_denied)
+sata_16=$(total_of sata_ata16_allowed) sata_answered=$(total_of sata_ata_answered)
 sata_cmds=$(sed -n 's/^  sata_ata_commands= *//p' $summary | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
 hung=$(grep -c 'fuzzer_exit=[3-9]' $summary || true)
 # coverage: the union of the chunks' opcode x entry point maps
@@ -122,6 +127,8 @@ cells=$(cat /tmp/fuzz-cov-*.txt 2>/dev/null | awk '
 	echo "total_consulted=$consulted"
 	echo "total_cells=$cells"
 	echo "total_sata_ata_allowed=$sata_allowed"
+	echo "total_sata_ata16_allowed=$sata_16"
+	echo "total_sata_ata_answered=$sata_answered"
 	echo "total_sata_ata_denied=$sata_denied"
 	echo "total_sata_ata_commands=$sata_cmds"
 } >>$summary
@@ -159,11 +166,13 @@ else
 			"$(grep -h '# ' /tmp/fuzz-check-*.out | head -8)"
 	fi
 	# (the rows that test ATA PASS-THROUGH's fields decided on a disk
-	# that answers it, both ways: the verdicts above include them)
-	if [ "$sata_allowed" -gt 0 ] && [ "$sata_denied" -gt 0 ]; then
-		ok cdb.sata "the SATA disk (libata) decided ATA PASS-THROUGH both ways: $sata_allowed allowed (ATA commands: ${sata_cmds% }), $sata_denied denied"
+	# that answers it, both ways: the verdicts above include them; the
+	# 16-byte form, which only the disk health rows allow, among those
+	# allowed, and the disk answered some)
+	if [ "$sata_16" -gt 0 ] && [ "$sata_answered" -gt 0 ] && [ "$sata_denied" -gt 0 ]; then
+		ok cdb.sata "the SATA disk (libata) decided ATA PASS-THROUGH both ways: $sata_allowed allowed ($sata_16 of them 16-byte; ATA commands ${sata_cmds% }; $sata_answered answered without error), $sata_denied denied"
 	else
-		not_ok cdb.sata "the SATA disk decided no ATA PASS-THROUGH one way or the other ($sata_allowed allowed, $sata_denied denied)"
+		not_ok cdb.sata "the SATA disk did not decide ATA PASS-THROUGH both ways ($sata_allowed allowed, $sata_16 of them 16-byte, $sata_answered answered; $sata_denied denied)"
 	fi
 	if [ "$cells" -ge "${SGF_FUZZ_MIN_CELLS:-500}" ]; then
 		ok cdb.coverage "coverage: the filter decided $cells of the 1280 opcode x entry-point pairs"

@@ -60,16 +60,36 @@ if [ "$SGF_KERNEL" = patched ]; then
 fi
 
 # --- 2. hot add and remove under traffic
-# The fixtures hold sg0 to sgN-1 (N between 10 and 89), sda-sdb and hosts
-# 0-6; each hot device is the next: sgN and up, sdc..., bsg host 7 and up
-# (host numbers are never reused).
+# Each hot device gets the next sg node, sd name and host number: the
+# hammers open the nodes above those the fixtures hold (computed here: a
+# boot's fixtures, the SATA disk's AHCI ports among them, differ).
+# globs_above PREFIX N SUFFIX: globs of PREFIX<n>SUFFIX for every n > N (N < 99)
+globs_above() {
+	local t=$(($2 / 10)) o=$(($2 % 10))
+	if [ "$2" -lt 9 ]; then
+		echo "$1[$(($2 + 1))-9]$3"
+	elif [ $o -lt 9 ]; then
+		echo "$1${t}[$((o + 1))-9]$3"
+	fi
+	[ $t -ge 9 ] || echo "$1[$((t + 1))-9][0-9]$3"
+	echo "$1[1-9][0-9][0-9]$3"
+}
 sgs=(/dev/sg*)
 nsg=${#sgs[@]}
-# shellcheck disable=SC2015 # not_ok when either bound fails
-[ "$nsg" -ge 10 ] && [ "$nsg" -le 89 ] ||
-	not_ok hot-add.sg-nodes "hot add: expected 10 to 89 sg nodes before, found $nsg"
-hot_nodes=("/dev/sg$((nsg / 10))[$((nsg % 10))-9]" "/dev/sg[$((nsg / 10 + 1))-9][0-9]"
-	'/dev/sd[c-z]' '/dev/bsg/[7-9]:*' '/dev/bsg/[1-9][0-9]:*')
+hosts=(/sys/bus/scsi/devices/*:*:*:*)
+maxhost=$(printf '%s\n' "${hosts[@]##*/}" | cut -d: -f1 | sort -n | tail -1)
+lastsd=$(find /dev -maxdepth 1 -name 'sd[a-z]' | sort | tail -1)
+lastsd=${lastsd#/dev/sd}
+hot_nodes=()
+if [ "$nsg" -ge 10 ] && [ "$nsg" -le 89 ] && [ "$maxhost" -lt 89 ] && [[ $lastsd =~ ^[a-x]$ ]]; then
+	next=$(echo "$lastsd" | tr 'a-x' 'b-y')
+	mapfile -t hot_nodes < <(globs_above /dev/sg $((nsg - 1)) ''
+		globs_above /dev/bsg/ "$maxhost" ':*'
+		echo "/dev/sd[$next-z]")
+	echo "# hot nodes: ${hot_nodes[*]}"
+else
+	not_ok hot-add.fixtures "hot add: expected 10 to 89 sg nodes, hosts below 89 and sd names below sdy before, found $nsg, host $maxhost, sd$lastsd"
+fi
 as_user "$FUZZ" hammer -s 4 -t "$secs" "${hot_nodes[@]}" >/tmp/h3.out 2>/tmp/h3.err &
 p1=$!
 as_user "$FUZZ" hammer -s 5 -t "$secs" "${hot_nodes[@]}" >/tmp/h4.out 2>/tmp/h4.err &

@@ -15,6 +15,8 @@ print(' '.join(pol.set_of_type(int(t)) for t in sys.argv[1:]))" "$@"
 }
 {
 	roles="HD CD BURN1 BURN2 TAPE CHANGER DBGDISK DBGCD DBGSCAN DBGPROC"
+	# (the SATA disk of the report's health section, in boots that have it)
+	[ -z "${SATA_HCTL:-}" ] || roles="$roles SATA"
 	types=$(for role in $roles; do h=${role}_HCTL; cat "/sys/bus/scsi/devices/${!h}/type"; done)
 	# shellcheck disable=SC2086 # $types holds a type per line
 	read -r -a sets <<<"$(set_of $types)"
