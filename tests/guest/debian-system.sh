@@ -140,6 +140,48 @@ if [ "$SGF_KERNEL" = patched ]; then
 		test -n "$new" -a "$(cat "/sys/bus/scsi/devices/$new/cmd_filter/custom" 2>/dev/null)" = 0
 fi
 
+# --- README's recipe for a monitoring account: its udev rule, the line of
+# README.md as a user copies it, gives the account read access to the
+# disks, and smartctl -a as that account prints what it prints for root
+# (the fixture's disk is QEMU's SCSI disk: Debian's 6.1 cloud config has
+# no AHCI; the health suite shows ATA PASS-THROUGH on a SATA disk). Last
+# but one: the rule would give every disk added later the ACL too, so it
+# goes, and the ACL with it.
+rule=$(sed -n 's/^# \(ACTION==.*setfacl -m u:monitor:r .*\)$/\1/p' "$SGF_TOP/README.md")
+if [ -z "$rule" ]; then
+	not_ok monitor.rule "README.md has no udev rule for the monitoring account"
+else
+	useradd --system --no-create-home --shell /usr/sbin/nologin monitor
+	echo "$rule" >/etc/udev/rules.d/60-smart-monitor.rules
+	udevadm control --reload
+	udevadm trigger --action=change --settle "$HD_NODE"
+	check monitor.acl "README's udev rule gives monitor read access to $HD_NODE ($(getfacl -cp "$HD_NODE" 2>/dev/null | grep '^user:monitor' || echo none))" \
+		grep -qx 'user:monitor:r--' <(getfacl -cp "$HD_NODE" 2>/dev/null)
+	mon() {
+		HOME=/tmp setpriv --reuid=monitor --regid=monitor --init-groups \
+			--inh-caps=-all --bounding-set=-all -- "$@"
+	}
+	# (passes on EACCES alone)
+	check monitor.no-write "$HD_NODE does not open for writing to monitor" \
+		mon python3 -c 'import os, sys
+try:
+    os.open(sys.argv[1], os.O_WRONLY)
+except PermissionError:
+    sys.exit(0)
+sys.exit(1)' "$HD_NODE"
+	root_out=$(smartctl -a "$HD_NODE" 2>&1 | grep -v '^Local Time is:')
+	mon_out=$(mon smartctl -a "$HD_NODE" 2>&1 | grep -v '^Local Time is:')
+	if [ "$mon_out" = "$root_out" ]; then
+		ok monitor.smartctl-a "smartctl -a $HD_NODE as monitor prints root's output ($(wc -l <<<"$root_out") lines)"
+	else
+		not_ok monitor.smartctl-a "smartctl -a $HD_NODE as monitor differs from root's" \
+			"$(diff <(echo "$root_out") <(echo "$mon_out") | head -12)"
+	fi
+	rm -f /etc/udev/rules.d/60-smart-monitor.rules
+	udevadm control --reload
+	setfacl -x u:monitor "$HD_NODE"
+fi
+
 # last: every AppArmor line the kernel logged since boot
 denials=$(journalctl -k -b --no-pager 2>/dev/null | grep -c 'apparmor="DENIED"' || true)
 check apparmor.no-denial "no AppArmor denial in the kernel's audit log since boot (${denials:-0})" \
