@@ -43,6 +43,11 @@ norm() { grep -v '^Local Time is:'; }
 run_root() { "$@" 2>&1 | norm; }
 run_user() { as_user "$@" 2>&1 | norm; }
 
+# row ID DESC SEEN: a line of /tmp/out/health-rows.txt, what the user got
+# (./run report puts the two kernels' rows side by side)
+row() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>/tmp/out/health-rows.txt; }
+: >/tmp/out/health-rows.txt
+
 # health ID DESC MARKER CMD...: CMD as root shows MARKER (the fixture
 # answers); as the user, on patched the same output as root's, on stock
 # not MARKER (refused)
@@ -51,8 +56,15 @@ health() {
 	shift 3
 	root=$(run_root "$@")
 	user=$(run_user "$@")
-	# (the user's output, for ./run report)
+	# (the user's output, and what it was, for ./run report)
 	printf '%s\n' "$user" >"/tmp/out/health-$id.txt"
+	if [ "$user" = "$root" ]; then
+		row "$id" "$desc" "as root's"
+	elif grep -qF -- "$marker" <<<"$user"; then
+		row "$id" "$desc" differs
+	else
+		row "$id" "$desc" none
+	fi
 	if ! grep -qF -- "$marker" <<<"$root"; then
 		not_ok "$id" "$desc: root's output lacks '$marker' (the fixture does not answer)" "$(tail -5 <<<"$root")"
 	elif [ "$SGF_KERNEL" = stock ]; then
@@ -88,6 +100,7 @@ smart_read=(85 08 0e 00 d0 00 01 00 00 00 4f 00 c2 00 b0 00)
 for e in "sgio|$SATA_NODE|block" "sgio|$SATA_SG|sg" "bsg|$SATA_BSG|bsg"; do
 	IFS='|' read -r entry node where <<<"$e"
 	user_probe -e "$entry" -m ro -i 512 "$node" "${smart_read[@]}"
+	row "smart-read-data.$where" "SMART READ DATA through $where ($node)" "${PROBE_VERDICT:-none}"
 	if [ "$SGF_KERNEL" = stock ]; then
 		check "smart-read-data.$where" "SMART READ DATA through $where ($node), read-only: denied on stock $SGF_KVER" \
 			test "$PROBE_VERDICT" = denied
