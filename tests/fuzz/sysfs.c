@@ -145,6 +145,11 @@ static int model_store(const struct sgf_policy *cur, enum sgf_class cls,
 		if (fields[i] > KMAX_FIELDS)
 			return -E2BIG;
 	sgf_sort(out);
+	/* two entries that only the order of their bytes would tell apart */
+	for (i = 0; i < out->n; i++)
+		for (j = i + 1; j < out->n && out->e[j].opcode == out->e[i].opcode; j++)
+			if (sgf_ambiguous(&out->e[i], &out->e[j]))
+				return -EINVAL;
 	return 0;
 }
 
@@ -520,6 +525,7 @@ int selftest(void)
 	char tok[SGF_TOKEN_MAX + 1];
 	struct sgf_entry e;
 	size_t i, len, other_fields = 0;
+	const char *t;
 	int ok = 1;
 
 	expect(kspace(0xa0) && kspace('\v') && kspace(' ') && !kspace(0x85) && !kspace('x'),
@@ -541,6 +547,13 @@ int selftest(void)
 	expect(model_store(&sbc, SGF_PRIV, "0xa3/cdb10&0x3f=0x06", 20, &next) == 0 &&
 	       has_token(&next, SGF_PRIV, "0xa3/cdb10&0x3f=0x06"), "store.field-in-priv",
 	       "a field rule in priv: taken");
+	t = "+0x85/cdb8&0xe0=0xa0";
+	expect(model_store(&sbc, SGF_PRIV, t, strlen(t), &next) == -EINVAL, "store.ambiguous",
+	       "an exception on byte 8 alone, which a CDB could match beside a read row: EINVAL");
+	t = "+0x85/cdb1&0x1e=0x08/cdb2&0x0f=0x0e/cdb4&0xff=0xd5/cdb8&0xff=0x06/cdb14&0xff=0xb0";
+	expect(model_store(&sbc, SGF_PRIV, t, strlen(t), &next) == 0 &&
+	       has_token(&next, SGF_PRIV, t + 1), "store.narrower",
+	       "an exception with every field of the read row it narrows: taken");
 	expect(model_store(&sbc, SGF_READ, "0x2a\n", 5, &next) == 0 &&
 	       has_token(&next, SGF_READ, "0x2a") && !has_token(&next, SGF_READ, "0x28") &&
 	       !has_token(&next, SGF_WRITE, "0x2a") && has_token(&next, SGF_WRITE, "0x35"),

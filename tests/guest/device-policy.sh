@@ -166,6 +166,24 @@ for spec in "minus-0x2a|-0x2a" "plus-and-plain|+0x28 0x2a" "minus-0xc5|-0xc5" "p
 	check "edit.einval.${spec%%|*}" "edit '$bad' of read: EINVAL, policy byte-identical" \
 		test $rc != 0 -a "$(snapshot)" = "$edited" -a -n "$(grep -o 'Invalid argument' <<<"$out")"
 done
+# an exception of another class that a CDB could match beside a read
+# row, neither testing every bit the other tests, is refused (only the
+# order of their bytes would decide); one with every field of the read
+# row it narrows is taken, and decides
+put "+0x85/cdb8&0xe0=0xa0" "$D/priv"
+check edit.einval.ambiguous "edit '+0x85/cdb8&0xe0=0xa0' of priv, beside the health reads on bytes 1-14: EINVAL, policy byte-identical" \
+	test $rc != 0 -a "$(snapshot)" = "$edited" -a -n "$(grep -o 'Invalid argument' <<<"$out")"
+narrow="0x85/cdb1&0x1e=0x08/cdb2&0x0f=0x0e/cdb4&0xff=0xd5/cdb8&0xff=0x06/cdb14&0xff=0xb0"
+put "+$narrow" "$D/priv"
+check edit.narrower "edit '+$narrow' of priv (SMART READ LOG of the self-test log): accepted (rc $rc)" \
+	test $rc = 0 -a -n "$(grep -o -F "$narrow" "$D/priv")"
+SMART_LOG=(85 08 0e 00 d5 00 01 00)	# SMART READ LOG, one sector, then the log address
+user_probe -m ro "$HD_NODE" "${SMART_LOG[@]}" 06 00 4f 00 c2 00 b0 00
+check edit.narrower.denies "... the user's SMART READ LOG of log 0x06: denied" test "$PROBE_VERDICT" = denied
+user_probe -m ro "$HD_NODE" "${SMART_LOG[@]}" 01 00 4f 00 c2 00 b0 00
+check edit.narrower.keeps "... of log 0x01 (the summary error log): still reached" test "$PROBE_VERDICT" = reached
+put "-$narrow" "$D/priv"
+check edit.narrower.removed "'-' of it restores the policy byte-identical" test $rc = 0 -a "$(snapshot)" = "$edited"
 put "+0x9e" "$D/priv"
 check edit.priv-0x9e "edit '+0x9e' of priv: every form of 0x9e is privileged" \
 	test $rc = 0 -a -z "$(grep -o '0x9e[^ ]*' "$D/read" "$D/write")"

@@ -24,6 +24,15 @@ elif out=$("$model" --check --policy "$tmpm" 2>&1); then
 else
 	echo "ok - policy.document.stricter-needs-hole: a row stricter than 6.1 without 'hole:' is refused ($(echo "$out" | tail -1 | cut -c1-90))"
 fi
+# Two rows of different classes that a CDB could both match, neither
+# implying the other, would be decided by the order of their bytes: the
+# model refuses them, as the generator does (below).
+{ cat "$policy"; echo "sbc  0x85/cdb8&0xe0=0xa0  priv  NOTHING"; } >"$tmpm"
+if out=$("$model" --check --policy "$tmpm" 2>&1); then
+	echo "not ok - policy.document.ambiguous: an exception on byte 8 alone beside the health reads was accepted"
+else
+	echo "ok - policy.document.ambiguous: an exception that a CDB could match beside a read row, neither implying the other, is refused ($(echo "$out" | tail -1 | cut -c1-90))"
+fi
 rm -f "$tmpm"
 # one policy source for every kernel the series exists for
 tmp0=$(mktemp -d)
@@ -93,9 +102,10 @@ no-name|a row without a name|sbc  0xc5  read
 note-not-change|a note that is not a change|sbc  0xc5  read  VENDOR -- because
 fields-out-of-order|fields not in the order of their bytes|sbc  0x85/cdb14&0xff=0xec/cdb1&0x1e=0x08  read  NOTHING
 field-twice|one byte as two fields|sbc  0x85/cdb1&0x1e=0x08/cdb1&0x01=0x01  read  NOTHING
-too-many-fields|six fields|sbc  0x85/cdb1&0x01=0x01/cdb2&0x01=0x01/cdb3&0x01=0x01/cdb4&0x01=0x01/cdb5&0x01=0x01/cdb6&0x01=0x01  read  NOTHING
+too-many-fields|seven fields|sbc  0x85/cdb1&0x01=0x01/cdb2&0x01=0x01/cdb3&0x01=0x01/cdb4&0x01=0x01/cdb5&0x01=0x01/cdb6&0x01=0x01/cdb7&0x01=0x01  read  NOTHING
 service-action-and-field|a service action with a field|sbc  0x9e/sa=0x10/cdb14&0xff=0x00  read  NOTHING
 sa-as-two-fields|the service action of 0x7f as two fields|sbc  0x7f/cdb8&0xff=0x00/cdb9&0xff=0x0d  write  NOTHING
+ambiguous|an exception that a CDB could match beside a read row, neither implying the other|sbc  0x85/cdb8&0xe0=0xa0  priv  NOTHING
 ROWS
 # same_as_default FILE: the generator builds the tables of default.policy
 # from FILE, and the model decides the same cases

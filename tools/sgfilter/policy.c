@@ -89,6 +89,20 @@ int sgf_same(const struct sgf_entry *a, const struct sgf_entry *b)
 	return !entry_cmp(a, b);
 }
 
+/*
+ * Would the kernel refuse @a and @b in one policy? They are of different
+ * classes, a CDB can match both, and neither implies the other, so that
+ * only the order of their bytes would decide: the kernel's own
+ * scsi_filter_token_ambiguous().
+ */
+int sgf_ambiguous(const struct sgf_entry *a, const struct sgf_entry *b)
+{
+	struct scsi_filter_token ta = entry_token(a), tb = entry_token(b);
+
+	return a->opcode == b->opcode && a->cls != b->cls &&
+	       scsi_filter_token_ambiguous(&ta, &tb);
+}
+
 void sgf_sort(struct sgf_policy *p)
 {
 	qsort(p->e, p->n, sizeof(p->e[0]), entry_cmp);

@@ -288,18 +288,37 @@ static int load_commands(const struct sgf_device *d, struct sgf_policy *p,
 }
 
 /*
- * Give the commands @keys the class of file @file in one write of "+"
- * edits, which the kernel applies all or nothing: no other command, and no
- * change another administrator makes meanwhile, is touched.
+ * Give the commands @keys class @cls in one write of "+" edits, which the
+ * kernel applies all or nothing: no other command, and no change another
+ * administrator makes meanwhile, is touched. Commands the kernel would
+ * refuse together with one the policy has are named here first.
  */
-static int edit(const struct sgf_device *d, const char *file,
-		const struct sgf_entry *keys, int n)
+static int edit(const struct sgf_device *d, const struct sgf_policy *p,
+		enum sgf_class cls, const struct sgf_entry *keys, int n)
 {
 	static char buf[256 * (SGF_TOKEN_MAX + 2) + 2];
-	char err[1024], tok[SGF_TOKEN_MAX + 1];
-	size_t len = 0;
+	char err[1024], tok[SGF_TOKEN_MAX + 1], other[SGF_TOKEN_MAX + 1];
+	struct sgf_entry key;
+	size_t len = 0, k;
 	int i, j, ret;
 
+	/* say which commands the kernel would refuse together, and why */
+	for (i = 0; i < n; i++) {
+		key = keys[i];
+		key.cls = cls;
+		if (cls == SGF_PRIV && !key.nr_fields)
+			continue;	/* every entry of the opcode goes */
+		for (k = 0; k < p->n; k++) {
+			if (sgf_same(&p->e[k], &key) || !sgf_ambiguous(&p->e[k], &key))
+				continue;
+			sgf_format_token(&key, tok, sizeof(tok));
+			sgf_format_token(&p->e[k], other, sizeof(other));
+			snprintf(err, sizeof(err),
+				 "%s (%s) and %s (%s) can match one CDB, and neither tests every bit the other tests: only their order would decide, so the kernel refuses them together",
+				 tok, sgf_class_name(cls), other, sgf_class_name(p->e[k].cls));
+			return fail(SGF_E_REFUSED, err);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < i && !sgf_same(&keys[j], &keys[i]); j++)
 			;
@@ -310,7 +329,7 @@ static int edit(const struct sgf_device *d, const char *file,
 					len ? " " : "", tok);
 	}
 	snprintf(buf + len, sizeof(buf) - len, "\n");
-	ret = sgf_write_attr(d, file, buf, err, sizeof(err));
+	ret = sgf_write_attr(d, sgf_class_name(cls), buf, err, sizeof(err));
 	return ret ? fail(ret, err) : 0;
 }
 
@@ -324,7 +343,7 @@ static int cmd_allow(const struct sgf_device *d, char **argv, int argc,
 
 	ret = load_commands(d, &p, argv, argc, keys);
 	if (!ret)
-		ret = edit(d, cls == SGF_READ ? "read" : "write", keys, argc);
+		ret = edit(d, &p, cls, keys, argc);
 	if (ret)
 		return ret;
 	for (i = 0; i < argc; i++) {
@@ -346,7 +365,7 @@ static int cmd_deny(const struct sgf_device *d, char **argv, int argc)
 
 	ret = load_commands(d, &p, argv, argc, keys);
 	if (!ret)
-		ret = edit(d, "priv", keys, argc);
+		ret = edit(d, &p, SGF_PRIV, keys, argc);
 	if (ret)
 		return ret;
 	for (i = 0; i < argc; i++) {

@@ -15,7 +15,7 @@
 enum sgf_class { SGF_PRIV, SGF_READ, SGF_WRITE };
 
 /* as the kernel's SCSI_FILTER_MAX_FIELDS: the most fields of a command */
-#define SGF_MAX_FIELDS 5
+#define SGF_MAX_FIELDS 6
 
 /* A CDB field: bytes offset.., masked, equal to value. */
 struct sgf_field {
@@ -35,8 +35,8 @@ struct sgf_entry {
 
 /* as the kernel: every opcode, and commands on 128 CDB fields per class */
 #define SGF_MAX_ENTRIES (256 + 3 * 128)
-/* "0x85/" and five "cdbNN&0xMM=0xVV/" */
-#define SGF_TOKEN_MAX 96
+/* "0x85" and six "/cdbNN&0xMM=0xVV" */
+#define SGF_TOKEN_MAX 100
 
 struct sgf_policy {
 	char set[16];		/* "sbc", "mmc", ... */
@@ -76,6 +76,7 @@ struct sgf_default {
 int sgf_parse_token(const char *tok, struct sgf_entry *e);
 void sgf_format_token(const struct sgf_entry *e, char *buf, size_t len);
 int sgf_same(const struct sgf_entry *a, const struct sgf_entry *b);
+int sgf_ambiguous(const struct sgf_entry *a, const struct sgf_entry *b);
 int sgf_parse_list(struct sgf_policy *p, const char *text, enum sgf_class cls,
 		   char *bad, size_t badlen);
 void sgf_sort(struct sgf_policy *p);

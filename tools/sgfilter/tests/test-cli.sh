@@ -172,6 +172,17 @@ expect deny.unmap 0 "deny UNMAP by name" -- deny 0:0:0:0 unmap
 [ "$(cat "$D/write")" = "$(default_of sbc write)" ] && ok deny.unmap.other-classes "deny wrote no other class file" ||
 	not_ok deny.unmap.other-classes "deny touched write"
 restore 0:0:0:0 sbc
+# an exception that a CDB could match beside a read row, neither more
+# specific: the kernel would refuse it, and sgfilter says why first
+expect deny.ambiguous 6 "deny a range of ATA logs on byte 8 alone" -- deny 0:0:0:0 "0x85/cdb8&0xe0=0xa0"
+has deny.ambiguous.says-why "the error names both commands and the reason" \
+	'0x85/cdb8&0xe0=0xa0 \(priv\) and 0x85/cdb1&0x1[ef]=0x0[89]/.* \(read\) can match one CDB'
+# shellcheck disable=SC2015 # ok only prints: if-then-else
+[ "$(cat "$D/priv")" = "$(default_of sbc priv)" ] && ok deny.ambiguous.nothing-written "a refused deny wrote nothing" ||
+	not_ok deny.ambiguous.nothing-written "a refused deny wrote: $(cat "$D/priv")"
+expect deny.specific 0 "deny a log with every field of the read it narrows" -- \
+	deny 0:0:0:0 "0x85/cdb1&0x1e=0x08/cdb2&0x0f=0x0e/cdb4&0xff=0xd5/cdb8&0xff=0x06/cdb14&0xff=0xb0"
+restore 0:0:0:0 sbc
 expect deny.service-action 0 "deny a service action of an allowed opcode" -- deny 0:0:1:0 0xa3/sa=0x02
 # shellcheck disable=SC2015 # ok only prints: if-then-else
 [ "$(head -n1 "$M/priv")" = "+0xa3/sa=0x02" ] && ok deny.service-action.one-edit "deny wrote the exception to priv as one edit" ||
