@@ -213,9 +213,12 @@ as_member() {
 # policy lists); after both kernels ran, tests/host/compat-compare holds the
 # patched kernel's records against the stock kernel's: every unlisted outcome must
 # be the same.
-# compat_run CMD...: sets COMPAT_OUT and COMPAT_RC
+# compat_run CMD...: sets COMPAT_OUT (without NUL bytes, which a shell
+# variable cannot hold: a block read back from a tape has them) and
+# COMPAT_RC
 compat_run() {
-	COMPAT_OUT=$(as_member "$COMPAT_GROUP" "$@" 2>&1) && COMPAT_RC=0 || COMPAT_RC=$?
+	as_member "$COMPAT_GROUP" "$@" >/tmp/compat-run.out 2>&1 && COMPAT_RC=0 || COMPAT_RC=$?
+	COMPAT_OUT=$(tr -d '\000' </tmp/compat-run.out)
 }
 # compat_record ID DESCRIPTION [listed]
 compat_record() {
