@@ -214,11 +214,12 @@ as_member() {
 # patched kernel's records against the stock kernel's: every unlisted outcome must
 # be the same.
 # compat_run CMD...: sets COMPAT_OUT (without NUL bytes, which a shell
-# variable cannot hold: a block read back from a tape has them) and
+# variable cannot hold and some of compat-tape's programs print) and
 # COMPAT_RC
 compat_run() {
-	as_member "$COMPAT_GROUP" "$@" >/tmp/compat-run.out 2>&1 && COMPAT_RC=0 || COMPAT_RC=$?
-	COMPAT_OUT=$(tr -d '\000' </tmp/compat-run.out)
+	[ -n "${COMPAT_TMP:-}" ] || COMPAT_TMP=$(mktemp)
+	as_member "$COMPAT_GROUP" "$@" >"$COMPAT_TMP" 2>&1 && COMPAT_RC=0 || COMPAT_RC=$?
+	COMPAT_OUT=$(tr -d '\000' <"$COMPAT_TMP")
 }
 # compat_record ID DESCRIPTION [listed]
 compat_record() {
