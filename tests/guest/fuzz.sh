@@ -72,7 +72,7 @@ for i in $(seq "$chunks"); do
 	awk -v h="$SATA_HCTL" '$2 == h && $8 ~ /^(85|a1)/ && $6 != "-" {
 			n[$6]++
 			if ($6 != "A") next
-			# (ATA PASS-THROUGH(16): only the rows of patch 15 allow it)
+			# (ATA PASS-THROUGH(16): only the rows of patch 16 allow it)
 			if (substr($8, 1, 2) == "85") n16++
 			if ($7 == "0") answered++
 			c = substr($8, 1, 2) == "85" ? substr($8, 29, 2) : substr($8, 19, 2)

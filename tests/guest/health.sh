@@ -1,5 +1,5 @@
 #!/bin/bash
-# Disk health for ordinary users (series patch 15), on a SATA disk on
+# Disk health for ordinary users (series patch 16), on a SATA disk on
 # QEMU's AHCI controller (rig/boot adds it to boots that run this suite),
 # driven by libata, whose SCSI/ATA translation answers ATA PASS-THROUGH.
 # The unprivileged user (uid 65534) is given read access to that one disk
@@ -113,7 +113,7 @@ done
 # ---- refused on both kernels, and never dispatched
 trace_reset
 # what: CDB (16 bytes) and sgprobe's data option, one per field
-# combination the rules of patch 15 leave out, and the logs they keep
+# combination the rules of patch 16 leave out, and the logs they keep
 # privileged
 refused_cdbs=(
 	"smart-write-log|-o 512|85 0a 06 00 d6 00 01 00 e0 00 4f 00 c2 00 b0 00"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The series' stable fix (patch 2: scsi_ro_rules in scsi_ioctl.c) against
-the policy that replaces it (patch 3's document, and the whole one of the
+the policy that replaces it (patch 4's document, and the whole one of the
 patches after it): every read-only command the fix refuses on a device
 type, the policy refuses as well (it is not read-class there), so no later
 patch reopens what the fix closed; and the fix only narrows 6.1's
@@ -89,13 +89,13 @@ def main():
     rules = stable_rules(patch, defs)
     stock_list = f"{TOP}/policy/linux-6.1.list"
     with tempfile.TemporaryDirectory() as tmp:
-        # patch 3's document: no health section, 6.1's class on "changed:" rows
+        # patch 4's document: no health section, 6.1's class on "changed:" rows
         relax, holes = f"{tmp}/relax.policy", f"{tmp}/holes.policy"
         subprocess.run([f"{TOP}/policy/model", "--policy", policy, "--without-health", relax],
                        check=True)
         subprocess.run([f"{TOP}/policy/model", "--policy", relax, "--holes-only", holes],
                        check=True)
-        policies = {"patch 3 (holes only)": model.Policy(holes, stock_list),
+        policies = {"patch 4 (holes only)": model.Policy(holes, stock_list),
                     "the whole policy": model.Policy(policy, stock_list)}
     any_pol = next(iter(policies.values()))
     stock_read = {op for op, (cls, _) in any_pol.stock.items() if cls == "read"}
