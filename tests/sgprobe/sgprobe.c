@@ -12,6 +12,11 @@
  *   sgrw    write() then read() of a v3 header on /dev/sg*
  *   bsg     SG_IO with a v4 header on /dev/bsg/H:C:T:L
  *
+ * -M FILE makes the data buffer a read-only shared mapping of FILE (the
+ * direction suite: a device must not write into pages its caller can
+ * only read), whichever way -i or -o says the data goes; -D asks sg for
+ * direct I/O (SG_FLAG_DIRECT_IO), which sg does only with allow_dio set.
+ *
  * Exit status: 0 reached the device, status GOOD; 1 reached the device,
  * other status; 2 denied (EPERM); 3 any other OS error; 64 usage error.
  *
@@ -34,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define EXIT_GOOD	0
@@ -66,6 +72,8 @@ struct probe {
 	unsigned int timeout_ms;
 	int hexdump;
 	int fd;			/* -F: an open descriptor to use, or -1 */
+	const char *map_file;	/* -M: the data buffer maps this file */
+	int direct_io;		/* -D: SG_FLAG_DIRECT_IO */
 };
 
 /* What came back, whatever the entry point. */
@@ -91,6 +99,9 @@ static void usage(FILE *f)
 "  -d HEX    send these bytes to the device (e.g. 0016001000000000...)\n"
 "  -t MS     timeout in milliseconds (default 20000)\n"
 "  -x        hex dump the data read\n"
+"  -M FILE   the data buffer is FILE mapped read-only and shared (at\n"
+"            least -i or -o LEN bytes long); not with -e sic\n"
+"  -D        ask sg for direct I/O (SG_FLAG_DIRECT_IO)\n"
 "  -F FD     send through descriptor FD, inherited already open (DEVICE\n"
 "            only names it); -m is then ignored\n"
 "CDB bytes are hex, e.g. 12 00 00 00 24 00 for INQUIRY.\n"
@@ -130,7 +141,7 @@ static int parse_args(int argc, char **argv, struct probe *p)
 	p->oflags = O_RDONLY;
 	p->timeout_ms = 20000;
 	p->fd = -1;
-	while ((c = getopt(argc, argv, "e:m:i:o:f:t:d:xF:h")) != -1) {
+	while ((c = getopt(argc, argv, "e:m:i:o:f:t:d:xF:M:Dh")) != -1) {
 		switch (c) {
 		case 'e':
 			for (i = 0; i <= E_BSG; i++)
@@ -194,6 +205,12 @@ static int parse_args(int argc, char **argv, struct probe *p)
 			p->fd = v;
 			p->mode_name = "fd";
 			break;
+		case 'M':
+			p->map_file = optarg;
+			break;
+		case 'D':
+			p->direct_io = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -203,6 +220,11 @@ static int parse_args(int argc, char **argv, struct probe *p)
 	}
 	if (p->in_len && p->out_len) {
 		fprintf(stderr, "sgprobe: -i and -o are exclusive\n");
+		return -1;
+	}
+	if (p->map_file && (p->data_hex || p->entry == E_SIC ||
+			    !(p->in_len || p->out_len))) {
+		fprintf(stderr, "sgprobe: -M takes -i or -o LEN, and neither -d nor -e sic\n");
 		return -1;
 	}
 	if (optind >= argc) {
@@ -252,6 +274,8 @@ static void v3_fill(const struct probe *p, struct sg_io_hdr *h, uint8_t *data,
 	h->mx_sb_len = SENSE_LEN;
 	h->timeout = p->timeout_ms;
 	h->dxferp = data;
+	if (p->direct_io)
+		h->flags |= SG_FLAG_DIRECT_IO;
 	if (p->in_len) {
 		h->dxfer_direction = SG_DXFER_FROM_DEV;
 		h->dxfer_len = p->in_len;
@@ -451,6 +475,26 @@ static void print_sense(const struct outcome *o)
 	printf(" sense_key=0x%x asc=0x%02x ascq=0x%02x", key, asc, ascq);
 }
 
+/* FILE mapped read-only and shared, LEN bytes of it (-M). */
+static uint8_t *map_buffer(const char *file, unsigned int len)
+{
+	void *m;
+	int fd;
+
+	fd = open(file, O_RDONLY);
+	if (fd < 0) {
+		printf("sgprobe verdict=error errno=%s call=open-map\n", strerrorname_np(errno));
+		return NULL;
+	}
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		printf("sgprobe verdict=error errno=%s call=mmap\n", strerrorname_np(errno));
+		return NULL;
+	}
+	return m;
+}
+
 static int probe_once(int argc, char **argv)
 {
 	struct outcome o = { 0 };
@@ -464,12 +508,18 @@ static int probe_once(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	len = p.in_len ? p.in_len : p.out_len;
-	data = calloc(1, len ? len : 1);
-	if (!data) {
-		perror("sgprobe");
-		return EXIT_OSERR;
+	if (p.map_file) {
+		data = map_buffer(p.map_file, len);
+		if (!data)
+			return EXIT_OSERR;
+	} else {
+		data = calloc(1, len ? len : 1);
+		if (!data) {
+			perror("sgprobe");
+			return EXIT_OSERR;
+		}
+		memset(data, p.fill, len);
 	}
-	memset(data, p.fill, len);
 	for (i = 0; p.data_hex && i < p.out_len; i++)
 		sscanf(p.data_hex + 2 * i, "%2hhx", &data[i]);
 
@@ -484,6 +534,8 @@ static int probe_once(int argc, char **argv)
 	entry_runs[p.entry](fd, &p, data, &o);
 	if (p.fd < 0)
 		close(fd);
+	if (p.map_file)
+		printf(" buffer=mapped-ro");
 
 	if (o.err == EPERM) {
 		printf(" verdict=denied errno=EPERM\n");
@@ -502,7 +554,10 @@ static int probe_once(int argc, char **argv)
 		for (i = 0; i < p.in_len; i++)
 			printf("%02x%s", data[i], (i % 16 == 15 || i + 1 == p.in_len) ? "\n" : " ");
 	}
-	free(data);
+	if (p.map_file)
+		munmap(data, len);
+	else
+		free(data);
 	return ret;
 }
 

@@ -37,6 +37,10 @@ for e in sgio sic packet sgrw bsg; do
 done
 # shellcheck disable=SC2046 # a CDB byte per argument
 expect os.cdb-260 3 "a 260-byte CDB on a non-SCSI file is an OS error" /dev/null $(printf '00 %.0s' $(seq 260))
+expect usage.map-without-length 64 "-M without -i or -o is a usage error" -M /dev/null /dev/null 12
+expect usage.map-with-data 64 "-M with -d is a usage error" -M /dev/null -d 00 /dev/null 12
+expect usage.map-sic 64 "-M with -e sic is a usage error" -M /dev/null -e sic -o 4 /dev/null 12
+expect usage.map-missing-file 3 "-M naming no file is an OS error" -M /nonexistent -o 4 /dev/null 12
 expect usage.fd-not-numeric 64 "a non-numeric -F descriptor is a usage error" -F x /dev/null 12
 expect usage.fd-over-1023 64 "-F beyond 1023 is a usage error" -F 1024 /dev/null 12
 expect os.fd-not-open 3 "-F with a descriptor that is not open is an OS error" -F 77 /dev/null 12 00 00 00 24 00
