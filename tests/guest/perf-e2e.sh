@@ -22,6 +22,17 @@ for r in $(seq "$rounds"); do
 		echo "kernel=$SGF_KERNEL round=$r $out" >>/tmp/out/perf-e2e.txt
 		check "round-$r.$cmd" "round $r: $cmd as uid $USER_ID on $DBGDISK_NODE: ${out##* }" test "$rc" = 0
 	done
+	# a data-out command, which the kernel copies for the user and maps for
+	# root: the same WRITE(10) as each, in the same boot (the copy's cost)
+	for who in user root; do
+		if [ $who = user ]; then
+			out=$(as_user "$RATE" -t "$seconds" write4k "$DBGDISK_NODE" 2>&1) && rc=0 || rc=$?
+		else
+			out=$("$RATE" -t "$seconds" write4k "$DBGDISK_NODE" 2>&1) && rc=0 || rc=$?
+		fi
+		echo "kernel=$SGF_KERNEL round=$r who=$who ${out/cmd=write4k/cmd=write4k-$who}" >>/tmp/out/perf-e2e.txt
+		check "round-$r.write4k-$who" "round $r: write4k as $who on $DBGDISK_NODE: ${out##* }" test "$rc" = 0
+	done
 	# two processes, one on each vCPU, sending TEST UNIT READY to the same
 	# disk at once: the sum of their rates ("tur2")
 	as_user taskset -c 0 "$RATE" -t "$seconds" tur "$DBGDISK_NODE" >/tmp/tur2.0 2>&1 &

@@ -3,13 +3,17 @@
  * sgio-rate: SG_IO round trips per second to one device, for the
  * performance comparison of the patched and the stock kernel.
  *
- *   sgio-rate [-t SECONDS] tur|read4k|pread4k DEVICE
+ *   sgio-rate [-t SECONDS] tur|read4k|write4k|pread4k DEVICE
  *
  * tur: TEST UNIT READY; read4k: READ(10) of 4 KiB from LBA 0, both with
  * SG_IO, through the command filter. pread4k: the same 4 KiB read with
  * O_DIRECT pread(), through the block layer and sd, not the filter: the
- * yardstick of the machine's speed at that moment. Opens the device
- * read-only, repeats for SECONDS (default 2), and prints
+ * yardstick of the machine's speed at that moment. write4k: WRITE(10) of
+ * 4 KiB to LBA 2048 with SG_IO, a data-out transfer (the device opened
+ * read-write): the kernel copies the data of a caller without
+ * CAP_SYS_RAWIO and maps a privileged caller's, so the same command as
+ * the user and as root measures the copy. Opens the device read-only
+ * (write4k: read-write), repeats for SECONDS (default 2), and prints
  * "cmd=tur ops=N seconds=S rate=R" (R in operations per second).
  * Exit: 0, 1 if a command failed (any error, or a status other than GOOD),
  * 64 usage.
@@ -35,7 +39,7 @@ static double now(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: sgio-rate [-t SECONDS] tur|read4k|pread4k DEVICE\n");
+	fprintf(stderr, "usage: sgio-rate [-t SECONDS] tur|read4k|write4k|pread4k DEVICE\n");
 	return 64;
 }
 
@@ -46,7 +50,7 @@ int main(int argc, char **argv)
 	double seconds = 2, t0, t1;
 	struct sg_io_hdr h;
 	unsigned long ops = 0;
-	int fd, opt, read4k, direct = 0;
+	int fd, opt, read4k, direct = 0, write4k = 0;
 	char *end;
 
 	while ((opt = getopt(argc, argv, "t:")) != -1) {
@@ -62,11 +66,14 @@ int main(int argc, char **argv)
 		read4k = 0;
 	else if (!strcmp(argv[optind], "read4k"))
 		read4k = 1;
+	else if (!strcmp(argv[optind], "write4k"))
+		read4k = write4k = 1;
 	else if (!strcmp(argv[optind], "pread4k"))
 		read4k = direct = 1;
 	else
 		return usage();
-	fd = open(argv[optind + 1], O_RDONLY | O_NONBLOCK | (direct ? O_DIRECT : 0));
+	fd = open(argv[optind + 1], (write4k ? O_RDWR : O_RDONLY) | O_NONBLOCK |
+		  (direct ? O_DIRECT : 0));
 	if (fd < 0) {
 		fprintf(stderr, "sgio-rate: %s: %s\n", argv[optind + 1], strerror(errno));
 		return 1;
@@ -75,13 +82,18 @@ int main(int argc, char **argv)
 		cdb[0] = 0x28;		/* READ(10), LBA 0, 8 blocks of 512 */
 		cdb[8] = 8;
 	}
+	if (write4k) {
+		cdb[0] = 0x2a;		/* WRITE(10), LBA 2048, 8 blocks of 512 */
+		cdb[4] = 0x08;
+	}
 	memset(&h, 0, sizeof(h));
 	h.interface_id = 'S';
 	h.cmdp = cdb;
 	h.cmd_len = read4k ? 10 : 6;
 	h.sbp = sense;
 	h.mx_sb_len = sizeof(sense);
-	h.dxfer_direction = read4k ? SG_DXFER_FROM_DEV : SG_DXFER_NONE;
+	h.dxfer_direction = write4k ? SG_DXFER_TO_DEV :
+			    read4k ? SG_DXFER_FROM_DEV : SG_DXFER_NONE;
 	h.dxferp = read4k ? buf : NULL;
 	h.dxfer_len = read4k ? sizeof(buf) : 0;
 	h.timeout = 10000;
