@@ -201,6 +201,19 @@ static unsigned int make_cdb(const struct fdev *d, unsigned char *cdb)
 	}
 	if ((op == 0x85 || op == 0xa1) && chance(50))
 		ata_fields(cdb);
+	/*
+	 * QEMU's IDE emulation aborts the whole guest (an assertion in
+	 * ide_dma_cb()) on a DMA whose buffer is longer than its sector
+	 * count, which ATA PASS-THROUGH lets a caller ask for: to a libata
+	 * disk, a DMA protocol (DMA, UDMA in and out, FPDMA) becomes PIO
+	 * data-in, so that the fuzzing tests the kernel, not the emulator.
+	 */
+	if (d->libata && (op == 0x85 || op == 0xa1)) {
+		unsigned int proto = (cdb[1] >> 1) & 0xf;
+
+		if (proto == 6 || proto == 10 || proto == 11 || proto == 12)
+			cdb[1] = (unsigned char)((cdb[1] & ~0x1e) | 4 << 1);
+	}
 	if (op == 0x7f)
 		cdb[7] = (unsigned char)(group_len(op) - 8);
 	len = op == 0x7f ? 32 : group_len(op);

@@ -178,6 +178,7 @@ static void add_device(const char *hctl)
 		die("no default policy for set %s", d->set);
 	snprintf(path, sizeof(path), "%s/vendor", dir);
 	d->scsi_debug = read_small(path, buf, sizeof(buf)) > 0 && !strncmp(buf, "Linux", 5);
+	d->libata = !strncmp(buf, "ATA ", 4);
 	snprintf(path, sizeof(path), "%s/block", dir);
 	if (first_entry(path, "", 0, d->node[N_UPPER], 64)) {
 		snprintf(path, sizeof(path), "%s/scsi_tape", dir);

@@ -29,6 +29,7 @@ struct fdev {
 	int allowed_fd, denied_fd;	/* the counters, -1 on a kernel without */
 	int fds[NR_NODES][3][2];	/* cached: [node][O_ACCMODE][O_NONBLOCK] */
 	int scsi_debug;			/* may be given timeouts it cannot meet */
+	int libata;			/* an ATA device behind libata (QEMU's IDE) */
 	int next_cmd_len[3][2];		/* SG_NEXT_CMD_LEN pending on a cached sg fd */
 };
 
