@@ -6,7 +6,7 @@ SGF_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SGF_BUILD=${SGF_BUILD:-$SGF_TOP/build}
 # The kernels the series exists for: Debian's linux-source-<version>.
 # SGF_KVER picks one (6.1 unless set); every path below is that kernel's.
-SGF_KVERS=(6.1 6.12)
+SGF_KVERS=(6.1 6.12 7.2)
 SGF_KVER_SET=${SGF_KVER_SET:-${SGF_KVER:+1}}   # set: the caller chose the version
 SGF_KVER=${SGF_KVER:-6.1}
 case " ${SGF_KVERS[*]} " in
