@@ -11,6 +11,9 @@
  *   packet  CDROM_SEND_PACKET (12-byte CDB, sr nodes)
  *   sgrw    write() then read() of a v3 header on /dev/sg*
  *   bsg     SG_IO with a v4 header on /dev/bsg/H:C:T:L
+ *   uring   io_uring's IORING_OP_URING_CMD on /dev/bsg/H:C:T:L (Linux 7.1
+ *           and later; raw system calls, since Debian 12's liburing
+ *           predates it); older kernels answer EOPNOTSUPP
  *
  * -M FILE makes the data buffer a read-only shared mapping of FILE (the
  * direction suite: a device must not write into pages its caller can
@@ -32,6 +35,7 @@
 #include <poll.h>
 #include <linux/bsg.h>
 #include <linux/cdrom.h>
+#include <linux/io_uring.h>
 #include <scsi/scsi_ioctl.h>
 #include <scsi/sg.h>
 #include <stdint.h>
@@ -40,6 +44,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define EXIT_GOOD	0
@@ -52,11 +57,11 @@
 #define MAX_DATA	(1 << 20)
 #define SENSE_LEN	32
 
-enum entry { E_SGIO, E_SIC, E_PACKET, E_SGRW, E_BSG };
+enum entry { E_SGIO, E_SIC, E_PACKET, E_SGRW, E_BSG, E_URING };
 
 static const char *const entry_names[] = {
 	[E_SGIO] = "sgio", [E_SIC] = "sic", [E_PACKET] = "packet",
-	[E_SGRW] = "sgrw", [E_BSG] = "bsg",
+	[E_SGRW] = "sgrw", [E_BSG] = "bsg", [E_URING] = "uring",
 };
 
 struct probe {
@@ -92,7 +97,7 @@ static void usage(FILE *f)
 "Usage: sgprobe -b   (one probe per line of standard input)\n"
 "       sgprobe [-e ENTRY] [-m MODE] [-i LEN | -o LEN] [-f BYTE] [-t MS] [-x]\n"
 "               DEVICE CDB_BYTE...\n"
-"  -e ENTRY  sgio (default), sic, packet, sgrw, bsg\n"
+"  -e ENTRY  sgio (default), sic, packet, sgrw, bsg, uring\n"
 "  -m MODE   ro (default), rw, wo: how DEVICE is opened\n"
 "  -i LEN    read LEN bytes of data from the device\n"
 "  -o LEN    send LEN bytes (of -f BYTE, default 0) to the device\n"
@@ -144,10 +149,10 @@ static int parse_args(int argc, char **argv, struct probe *p)
 	while ((c = getopt(argc, argv, "e:m:i:o:f:t:d:xF:M:Dh")) != -1) {
 		switch (c) {
 		case 'e':
-			for (i = 0; i <= E_BSG; i++)
+			for (i = 0; i <= E_URING; i++)
 				if (!strcmp(optarg, entry_names[i]))
 					break;
-			if (i > E_BSG) {
+			if (i > E_URING) {
 				fprintf(stderr, "sgprobe: unknown entry point '%s'\n", optarg);
 				return -1;
 			}
@@ -446,12 +451,131 @@ static void run_packet(int fd, const struct probe *p, uint8_t *data,
 	o->resid = cgc.buflen;
 }
 
+/*
+ * The SCSI command of a bsg io_uring command (uapi <linux/bsg.h> of Linux
+ * 7.1 and later; Debian 12's headers predate it): it fills the 80 bytes
+ * from byte 48 of a 128-byte submission queue entry.
+ */
+struct bsg_uring_cmd {
+	uint64_t request;
+	uint32_t request_len, protocol, subprotocol, max_response_len;
+	uint64_t response, dout_xferp;
+	uint32_t dout_xfer_len, dout_iovec_count;
+	uint64_t din_xferp;
+	uint32_t din_xfer_len, din_iovec_count;
+	uint32_t timeout_ms;
+	uint8_t reserved[12];
+};
+_Static_assert(sizeof(struct bsg_uring_cmd) == 80, "bsg_uring_cmd is 80 bytes");
+
+#define SQE_SIZE	128	/* IORING_SETUP_SQE128 */
+#define CQE_SIZE	32	/* IORING_SETUP_CQE32 */
+
+/*
+ * One IORING_OP_URING_CMD on a ring of one 128-byte entry: the
+ * completion's res is 0 or -errno, its first extra word packs the SCSI
+ * status (device status, driver status, host status, sense length,
+ * residue, from the low byte up).
+ */
+static void run_uring(int fd, const struct probe *p, uint8_t *data, struct outcome *o)
+{
+	uint8_t sense[SENSE_LEN] = { 0 };
+	struct io_uring_params par;
+	struct bsg_uring_cmd c;
+	size_t sq_len, cq_len, sqes_len;
+	uint8_t *sq, *cq, *sqe, *cqe;
+	uint32_t *sq_array, tail, head;
+	int32_t res;
+	uint64_t res2;
+	long ring;
+
+	memset(&par, 0, sizeof(par));
+	par.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
+	ring = syscall(__NR_io_uring_setup, 1, &par);
+	if (ring < 0) {
+		o->err = errno;
+		return;
+	}
+	sq_len = par.sq_off.array + par.sq_entries * sizeof(uint32_t);
+	cq_len = par.cq_off.cqes + par.cq_entries * CQE_SIZE;
+	sqes_len = par.sq_entries * SQE_SIZE;
+	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		  ring, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		  ring, IORING_OFF_CQ_RING);
+	sqe = mmap(NULL, sqes_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		   ring, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqe == MAP_FAILED) {
+		o->err = errno;
+		goto out;
+	}
+
+	memset(&c, 0, sizeof(c));
+	c.request = (uintptr_t)p->cdb;
+	c.request_len = p->cdb_len;
+	c.protocol = BSG_PROTOCOL_SCSI;
+	c.subprotocol = BSG_SUB_PROTOCOL_SCSI_CMD;
+	c.response = (uintptr_t)sense;
+	c.max_response_len = SENSE_LEN;
+	c.timeout_ms = p->timeout_ms;
+	if (p->in_len) {
+		c.din_xferp = (uintptr_t)data;
+		c.din_xfer_len = p->in_len;
+	} else if (p->out_len) {
+		c.dout_xferp = (uintptr_t)data;
+		c.dout_xfer_len = p->out_len;
+	}
+	memset(sqe, 0, SQE_SIZE);
+	((struct io_uring_sqe *)sqe)->opcode = IORING_OP_URING_CMD;
+	((struct io_uring_sqe *)sqe)->fd = fd;
+	((struct io_uring_sqe *)sqe)->user_data = 1;
+	memcpy(sqe + 48, &c, sizeof(c));
+
+	sq_array = (uint32_t *)(sq + par.sq_off.array);
+	tail = *(uint32_t *)(sq + par.sq_off.tail);
+	sq_array[tail & *(uint32_t *)(sq + par.sq_off.ring_mask)] = 0;
+	__atomic_store_n((uint32_t *)(sq + par.sq_off.tail), tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0) {
+		o->err = errno;
+		goto out;
+	}
+	head = __atomic_load_n((uint32_t *)(cq + par.cq_off.head), __ATOMIC_ACQUIRE);
+	if (head == __atomic_load_n((uint32_t *)(cq + par.cq_off.tail), __ATOMIC_ACQUIRE)) {
+		o->err = EIO;	/* io_uring_enter returned without a completion */
+		goto out;
+	}
+	cqe = cq + par.cq_off.cqes +
+	      (head & *(uint32_t *)(cq + par.cq_off.ring_mask)) * CQE_SIZE;
+	memcpy(&res, cqe + 8, sizeof(res));
+	memcpy(&res2, cqe + 16, sizeof(res2));
+	__atomic_store_n((uint32_t *)(cq + par.cq_off.head), head + 1, __ATOMIC_RELEASE);
+	if (res < 0) {
+		o->err = -res;
+		goto out;
+	}
+	o->reached = 1;
+	o->status = res2 & 0xff;
+	o->driver_status = (res2 >> 8) & 0xff;
+	o->host_status = (res2 >> 16) & 0xff;
+	o->sense_len = (res2 >> 24) & 0xff;
+	memcpy(o->sense, sense, SENSE_LEN);
+	o->resid = (int)(res2 >> 32);
+out:
+	if (sq != MAP_FAILED)
+		munmap(sq, sq_len);
+	if (cq != MAP_FAILED)
+		munmap(cq, cq_len);
+	if (sqe != MAP_FAILED)
+		munmap(sqe, sqes_len);
+	close(ring);
+}
+
 typedef void (*run_fn)(int fd, const struct probe *p, uint8_t *data,
 		       struct outcome *o);
 
 static const run_fn entry_runs[] = {
 	[E_SGIO] = run_sgio, [E_SIC] = run_sic, [E_PACKET] = run_packet,
-	[E_SGRW] = run_sgrw, [E_BSG] = run_bsg,
+	[E_SGRW] = run_sgrw, [E_BSG] = run_bsg, [E_URING] = run_uring,
 };
 
 static void print_sense(const struct outcome *o)

@@ -35,6 +35,9 @@ expect os.missing-device 3 "a missing device is an OS error" /dev/does-not-exist
 for e in sgio sic packet sgrw bsg; do
 	expect "os.not-scsi.$e" 3 "entry $e on a non-SCSI file is an OS error" -e $e -i 36 /dev/null 12 00 00 00 24 00
 done
+# (the ring is set up, the command submitted and its completion read:
+# /dev/zero has no uring_cmd, /dev/null's is a no-op on recent kernels)
+expect os.not-scsi.uring 3 "entry uring on a file without uring_cmd is an OS error" -e uring -i 36 /dev/zero 12 00 00 00 24 00
 # shellcheck disable=SC2046 # a CDB byte per argument
 expect os.cdb-260 3 "a 260-byte CDB on a non-SCSI file is an OS error" /dev/null $(printf '00 %.0s' $(seq 260))
 expect usage.map-without-length 64 "-M without -i or -o is a usage error" -M /dev/null /dev/null 12
