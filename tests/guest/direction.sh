@@ -1,8 +1,9 @@
 #!/bin/bash
 # The data direction: no device may write into memory its caller can only
 # read. As uid 65534, with a read-only open of each device, data-in
-# commands are sent "to the device" (SG_DXFER_TO_DEV, bsg's dout buffer,
-# CDROM_SEND_PACKET's CGC_DATA_WRITE) with a read-only shared mapping of a
+# commands are sent "to the device" (SG_DXFER_TO_DEV, bsg's dout buffer
+# through SG_IO and io_uring, CDROM_SEND_PACKET's CGC_DATA_WRITE) with a
+# read-only shared mapping of a
 # root-owned 0644 file as the buffer (sgprobe -M), through every entry
 # point that maps a user buffer, on every device class of the boot (rig/boot
 # attaches the direction fixtures). A case passes on the patched kernel
@@ -15,7 +16,7 @@
 # Cases stock exposes, by version (device.entry.command), as measured
 # with these fixtures (docs/direction.md): each must change the file on
 # stock, so that a case can fail; a case not listed may go either way
-# both versions: ATAPI packets (libata takes their direction from the
+# every version: ATAPI packets (libata takes their direction from the
 # request) and megaraid_sas
 EXPOSED_BOTH="
 	atapi.sgio-block.read10 atapi.sgio-sg-dio.read10 atapi.bsg.read10
@@ -29,19 +30,27 @@ EXPOSED_BOTH="
 	mega.packet.report-luns mega.sgio-block.read10
 	mega.sgio-sg-dio.read10 mega.bsg.read10 mega.sgio-block.read16
 	mega.sgio-sg-dio.read16 mega.bsg.read16"
-# 6.1 also: the SATA disk, before libata refused a data-out request it
-# would write into
+# 6.1 and 7.2 also: the SATA disk, where libata does not refuse a
+# data-out request it would write into (6.12's ata_scsi_translate() does)
+EXPOSED_SATA="
+	sata.sgio-block.inquiry sata.sgio-sg-dio.inquiry sata.bsg.inquiry
+	sata.packet.inquiry sata.sgio-block.mode-sense10
+	sata.sgio-sg-dio.mode-sense10 sata.bsg.mode-sense10
+	sata.packet.mode-sense10 sata.sgio-block.report-luns
+	sata.sgio-sg-dio.report-luns sata.bsg.report-luns
+	sata.packet.report-luns sata.sgio-block.read10
+	sata.sgio-sg-dio.read10 sata.bsg.read10 sata.packet.read10
+	sata.sgio-block.read16 sata.sgio-sg-dio.read16 sata.bsg.read16"
+# 7.2 also: io_uring commands on bsg nodes, wherever bsg's SG_IO shows it
+EXPOSED_URING="
+	sata.uring.inquiry sata.uring.mode-sense10 sata.uring.report-luns
+	sata.uring.read10 sata.uring.read16 atapi.uring.read10
+	atapi.uring.read-cd mega.uring.inquiry mega.uring.mode-sense10
+	mega.uring.report-luns mega.uring.read10 mega.uring.read16"
 declare -A STOCK_EXPOSED=(
-	[6.1]="$EXPOSED_BOTH
-		sata.sgio-block.inquiry sata.sgio-sg-dio.inquiry sata.bsg.inquiry
-		sata.packet.inquiry sata.sgio-block.mode-sense10
-		sata.sgio-sg-dio.mode-sense10 sata.bsg.mode-sense10
-		sata.packet.mode-sense10 sata.sgio-block.report-luns
-		sata.sgio-sg-dio.report-luns sata.bsg.report-luns
-		sata.packet.report-luns sata.sgio-block.read10
-		sata.sgio-sg-dio.read10 sata.bsg.read10 sata.packet.read10
-		sata.sgio-block.read16 sata.sgio-sg-dio.read16 sata.bsg.read16"
+	[6.1]="$EXPOSED_BOTH $EXPOSED_SATA"
 	[6.12]="$EXPOSED_BOTH"
+	[7.2]="$EXPOSED_BOTH $EXPOSED_SATA $EXPOSED_URING"
 )
 
 # the list of this version, one blank between cases and around it
@@ -110,7 +119,12 @@ dir_case() {
 		want=$state
 		case "$LISTED" in *" $id "*) want=changed exposed+=" $id" ;; esac
 	fi
-	if [ $state = "$want" ]; then
+	# (a probe that never sent its command, for a usage error or a node
+	# or file it could not open or map, leaves the file as it was too:
+	# that proves nothing)
+	if ! grep -q '^sgprobe entry=.* verdict=' <<<"$out" || grep -q ' call=' <<<"$out"; then
+		not_ok "$id" "$desc: sgprobe did not send the command" "$out"
+	elif [ $state = "$want" ]; then
 		ok "$id" "$desc: file $state ($(sed -n 's/.*\(verdict=.*\)/\1/p' <<<"$out" | head -1))"
 	else
 		not_ok "$id" "$desc: the root-owned file is $state, expected $want on $SGF_KERNEL" "$out"
@@ -174,6 +188,9 @@ for spec in "${ROLES[@]}"; do
 				-e sgrw -m rw -M $victim -o $len "$sg" $cdb
 			dir_case "$role.bsg.$cid" "$role $bsg read-only, bsg $cname with the mapping as dout buffer" \
 				-e bsg -m ro -M $victim -o $len "$bsg" $cdb
+			! has_uring_bsg ||
+				dir_case "$role.uring.$cid" "$role $bsg read-only, io_uring $cname with the mapping as dout buffer" \
+					-e uring -m ro -M $victim -o $len "$bsg" $cdb
 			if [ ${#cdb} -le 35 ]; then
 				dir_case "$role.packet.$cid" "$role $node read-only, CDROM_SEND_PACKET $cname CGC_DATA_WRITE into a read-only mapping" \
 					-e packet -m ro -M $victim -o $len "$node" $cdb

@@ -42,6 +42,11 @@ sg	packet	rw	WRITE_BUFFER	denied
 bsg	bsg	ro	INQUIRY		reached
 bsg	bsg	ro	WRITE_BUFFER	denied
 "
+# io_uring on bsg nodes, where the kernel has it: the filter as on bsg's SG_IO
+has_uring_bsg && ROWS+="
+bsg	uring	ro	INQUIRY		reached
+bsg	uring	ro	WRITE_BUFFER	denied
+"
 
 kind_of() {
 	case "$1" in

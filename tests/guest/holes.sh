@@ -58,4 +58,10 @@ hole sanitize.HD.sg-rw "HD $HD_SG read-write open: SANITIZE (0x48) (sg.filter_al
 sg_filter_all N
 hole unmap.HD.bsg-ro "HD $HD_BSG read-only open: UNMAP (0x42) through bsg" -e bsg -m ro \
 	-d $UNMAP_LIST "$HD_BSG" 42 00 00 00 00 00 00 00 18 00
+if has_uring_bsg; then
+	hole unmap.HD.uring-ro "HD $HD_BSG read-only open: UNMAP (0x42) through io_uring" -e uring -m ro \
+		-d $UNMAP_LIST "$HD_BSG" 42 00 00 00 00 00 00 00 18 00
+	hole sanitize.HD.uring-ro "HD $HD_BSG read-only open: SANITIZE (0x48) through io_uring" -e uring -m ro \
+		"$HD_BSG" 48 00 00 00 00 00 00 00 00 00
+fi
 finish_suite

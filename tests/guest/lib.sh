@@ -45,6 +45,11 @@ as_user() {
 		--inh-caps=-all --bounding-set=-all -- "$@"
 }
 
+# io_uring commands on bsg nodes (IORING_OP_URING_CMD, sgprobe -e uring):
+# an entry point since Linux 7.1, which the suites try wherever it exists;
+# the older kernels answer EOPNOTSUPP
+has_uring_bsg() { case "$SGF_KVER" in 6.*) return 1 ;; esac; }
+
 # ok CASE DESCRIPTION; not_ok CASE DESCRIPTION [DIAGNOSTIC...]
 ok() { echo "ok - $SUITE.$1: $2"; }
 not_ok() {
