@@ -17,7 +17,7 @@ import sys
 POLLED = {0x00, 0x4a}
 reached, probed = collections.Counter(), set()
 for line in open(sys.argv[1]):
-    hctl, cdb, verdict = line.split()
+    hctl, cdb, verdict = line.split()[:3]
     probed.add((hctl, cdb))
     if verdict == "reached":
         reached[(hctl, cdb)] += 1

@@ -27,6 +27,8 @@ import sys
 TOP = os.environ["SGF_TOP"]
 KERNEL = os.environ["SGF_KERNEL"]
 PROBE = os.path.join(os.environ["SGF_BUILD"], "bin/sgprobe")
+# io_uring commands on bsg nodes, where the kernel has them (matrix.sh)
+URING = os.environ.get("URING_BSG") == "1"
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sgfpolicy  # noqa: E402
@@ -95,7 +97,8 @@ def plan():
     for role, ptype, node, sg, bsg in devices():
         hctl = os.path.basename(bsg)
         set_ = POL.set_of_type(ptype)
-        nodes = [(sg, "sg", ("sgio", "sgrw", "sic", "packet")), (bsg, "bsg", ("bsg",))]
+        nodes = [(sg, "sg", ("sgio", "sgrw", "sic", "packet")),
+                 (bsg, "bsg", ("bsg", "uring") if URING else ("bsg",))]
         if FILTER_ALL:
             nodes = [(sg, "sg", ("sgio", "sgrw"))]
         elif node:
@@ -132,7 +135,8 @@ def main():
     sg_rw = None if FILTER_ALL else open(SG_RW, "w")
     for (group, gid, want, line, hctl, unfiltered), got in zip(probes, out):
         verdict = got.partition(" verdict=")[2].split(" ")[0]
-        log.write(f"{hctl} {''.join(line.split()[7:])} {verdict}\n")
+        # (the entry point and open mode after, for a reader of the file)
+        log.write(f"{hctl} {''.join(line.split()[7:])} {verdict} {line.split()[1]} {line.split()[3]}\n")
         if sg_rw and unfiltered:
             sg_rw.write(f"{group}\t{line}\t{verdict}\n")
         g = groups.setdefault(group, [0, [], gid])

@@ -9,6 +9,8 @@
 echo 32768 >/sys/kernel/tracing/buffer_size_kb
 rm -f /tmp/matrix-results.txt /tmp/matrix-sg-rw.txt
 trace_reset
+# (io_uring on bsg nodes is an entry point of the kernels that have it)
+has_uring_bsg && export URING_BSG=1
 as_user python3 "$SGF_TOP/tests/guest/matrix.py" || SGF_FAILED=1
 if [ -s /tmp/matrix-sg-rw.txt ]; then
 	cp /tmp/matrix-sg-rw.txt /tmp/out/matrix-sg-rw.txt
@@ -26,7 +28,10 @@ if out=$(python3 "$SGF_TOP/tests/guest/dispatch-check.py" /tmp/matrix-results.tx
 	</sys/kernel/tracing/trace 2>&1); then
 	ok dispatch "denied commands never reached a device: $(echo "$out" | head -1)"
 else
-	not_ok dispatch "the device-side count disagrees with the verdicts" "$out"
+	not_ok dispatch "the device-side count disagrees with the verdicts (out/matrix-dispatch-*.txt)" "$out"
+	# the evidence, for the host: every probe's verdict and the trace
+	cp /tmp/matrix-results.txt /tmp/out/matrix-dispatch-results.txt
+	cp /sys/kernel/tracing/trace /tmp/out/matrix-dispatch-trace.txt
 fi
 echo >/sys/kernel/tracing/trace
 echo 1408 >/sys/kernel/tracing/buffer_size_kb
