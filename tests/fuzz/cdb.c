@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bsg_uring.h"
 #include "sgfuzz.h"
 
 
@@ -40,9 +41,11 @@
 /* ------------------------------------------------------------------ */
 /* the calls: every way into the filter */
 
-enum call { C_V3_IOCTL, C_SIC, C_PACKET, C_V3_WRITE, C_V2_WRITE, C_V4_BSG, NR_CALLS };
+enum call {
+	C_V3_IOCTL, C_SIC, C_PACKET, C_V3_WRITE, C_V2_WRITE, C_V4_BSG, C_URING, NR_CALLS
+};
 static const char *const call_names[] = {
-	"sgio-v3", "send-command", "send-packet", "write-v3", "write-v2", "bsg-v4",
+	"sgio-v3", "send-command", "send-packet", "write-v3", "write-v2", "bsg-v4", "uring",
 };
 
 /* the kernel's enum scsi_cmd_entry, as the tracepoint names it */
@@ -616,6 +619,88 @@ static void call_v4(int fd, unsigned char *cdb, unsigned int len, struct result 
 	r->reached = !r->ret;
 }
 
+/*
+ * io_uring commands on bsg nodes: one ring for the run, opened at the first
+ * such call. The kernel decides them as bsg's (its entry BSG). A kernel
+ * without io_uring, or whose bsg nodes have no io_uring command (EOPNOTSUPP
+ * for a command that has nothing else unsupported), makes the call one the
+ * run draws no more.
+ */
+static struct bsg_ring uring = { .fd = -1 };
+static int uring_state;	/* 0 not tried, 1 a ring, -1 no such command */
+static const char *const uring_states[] = { "none", "untried", "yes" };
+
+static void call_uring(int fd, int bsg_node, unsigned char *cdb, unsigned int len,
+		       struct result *r)
+{
+	struct bsg_uring_cmd c;
+	int32_t res = 0;
+	uint64_t res2 = 0;
+	unsigned int n;
+	int good, ret;
+
+	r->kentry = K_BSG;
+	if (!uring_state)
+		uring_state = bsg_ring_open(&uring) ? -1 : 1;
+	if (uring_state < 0) {
+		r->ret = -1;
+		r->err = ENOSYS;
+		return;
+	}
+	memset(&c, 0, sizeof(c));
+	c.protocol = chance(97) ? BSG_PROTOCOL_SCSI : (uint32_t)rnd(4);
+	c.subprotocol = chance(97) ? BSG_SUB_PROTOCOL_SCSI_CMD : (uint32_t)rnd(4);
+	c.request_len = chance(98) ? (len > 255 ? 255 : len) : (uint32_t)rnd64();
+	c.request = (uintptr_t)cdb;
+	if (chance(2))
+		c.request = (uintptr_t)some_pointer(c.request_len, &good);
+	c.max_response_len = chance(90) ? 32 : rnd(SENSE_MAX + 1);
+	c.response = (uintptr_t)(arena + PAGE);
+	if (chance(3))
+		c.response = (uintptr_t)some_pointer(c.max_response_len, &good);
+	n = some_length();
+	switch (rnd(4)) {
+	case 0:
+		break;
+	case 1:
+		c.din_xfer_len = n;
+		c.din_xferp = (uintptr_t)some_pointer(n, &good);
+		break;
+	case 2:
+		c.dout_xfer_len = n;
+		c.dout_xferp = (uintptr_t)some_pointer(n, &good);
+		break;
+	default:
+		c.din_xfer_len = n;
+		c.dout_xfer_len = some_length();
+		c.din_xferp = (uintptr_t)some_pointer(n, &good);
+		c.dout_xferp = (uintptr_t)some_pointer(c.dout_xfer_len, &good);
+		break;
+	}
+	if (chance(5)) {
+		c.din_iovec_count = rnd(4);
+		c.dout_iovec_count = rnd(4);
+	}
+	c.timeout_ms = some_timeout_ms();
+	/* the kernel refuses a request_len past its 32-byte CDB before the
+	 * filter: any length past it is one such */
+	r->klen = c.request_len <= 32 ? c.request_len : 33;
+	note_cdb(r, (void *)(uintptr_t)c.request, r->klen, cdb);
+	ret = bsg_ring_cmd(&uring, fd, &c, &res, &res2);
+	if (ret) {
+		r->ret = -1;
+		r->err = -ret;
+		return;
+	}
+	r->ret = res < 0 ? -1 : 0;
+	r->err = res < 0 ? -res : 0;
+	r->reached = !r->ret;
+	if (res == -EOPNOTSUPP && bsg_node && c.protocol == BSG_PROTOCOL_SCSI &&
+	    c.subprotocol == BSG_SUB_PROTOCOL_SCSI_CMD && !(c.din_xfer_len && c.dout_xfer_len) &&
+	    !c.din_iovec_count && !c.dout_iovec_count)
+		uring_state = -1;
+}
+
 /* ------------------------------------------------------------------ */
 /* the CDB fuzzer's bookkeeping */
 
@@ -706,6 +791,9 @@ int fuzz_cdb(int argc, char **argv)
 		enum sgf_class cls;
 		unsigned int len;
 
+		/* (a kernel without io_uring on bsg: the other calls) */
+		if (call == C_URING && uring_state < 0)
+			call = (enum call)rnd(NR_CALLS - 1);
 		cur_seq = seq;
 		short_timeouts = d->scsi_debug;
 		len = make_cdb(d, cdb);
@@ -715,6 +803,7 @@ int fuzz_cdb(int argc, char **argv)
 			k = N_SG;
 			break;
 		case C_V4_BSG:
+		case C_URING:
 			k = chance(95) ? N_BSG : (enum node_kind)rnd(2);
 			break;
 		default:
@@ -752,6 +841,7 @@ int fuzz_cdb(int argc, char **argv)
 		case C_PACKET: call_packet(fd, cdb, &r); break;
 		case C_V3_WRITE: call_v3_write(d, fd, acc, nb, cdb, len, &r); break;
 		case C_V2_WRITE: call_v2_write(d, fd, acc, nb, cdb, &r); break;
+		case C_URING: call_uring(fd, k == N_BSG, cdb, len, &r); break;
 		default: call_v4(fd, cdb, len, &r); break;
 		}
 		alarm(0);
@@ -833,6 +923,8 @@ int fuzz_cdb(int argc, char **argv)
 	t0 = now() - t0;
 	if (log)
 		fclose(log);
+	if (uring_state > 0)
+		bsg_ring_close(&uring);
 
 	{
 		unsigned int cells = 0, cells_a = 0, cells_d = 0, e, op;
@@ -857,6 +949,7 @@ int fuzz_cdb(int argc, char **argv)
 		       cells, cells_a, cells_d, NR_KENTRIES * 256);
 		for (i = 0; i < NR_CALLS; i++)
 			printf("calls_%s=%lu\n", call_names[i], st.per_call[i]);
+		printf("uring_bsg=%s\n", uring_states[uring_state + 1]);
 		for (i = 0; i < 256; i++)
 			if (st.err_count[i] && i)
 				printf("errno_%s=%lu\n", strerrorname_np(i), st.err_count[i]);

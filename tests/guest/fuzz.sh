@@ -137,6 +137,19 @@ echo "# fuzz: $calls calls in ${secs}s ($rate/s), seed $((seed0 + 1))..$((seed0 
 if [ "$hung" != 0 ]; then
 	not_ok cdb.crash "the fuzzer hung or crashed" "$(grep -h 'stderr' $summary | head -5)"
 fi
+# io_uring on bsg nodes, where the kernel has it: the fuzzer drew it
+# (a seventh of the calls) and the kernel took it in every chunk
+uring_calls=$(total_of calls_uring)
+uring_none=$(grep -c '^  uring_bsg=none' $summary || true)
+if has_uring_bsg; then
+	if [ "$uring_calls" -gt 0 ] && [ "$uring_none" = 0 ]; then
+		ok cdb.uring "io_uring commands on bsg nodes among the calls: $uring_calls"
+	else
+		not_ok cdb.uring "the fuzzer sent no io_uring command the kernel took ($uring_calls calls, $uring_none chunks found none)"
+	fi
+else
+	ok cdb.uring "SKIP $SGF_KVER has no io_uring command on bsg nodes ($uring_calls tries, each chunk then left it out)"
+fi
 if [ "$lost" != 0 ]; then
 	not_ok trace.lost "the trace lost events ($lost): the device-side check is incomplete"
 fi

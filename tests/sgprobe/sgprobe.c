@@ -35,7 +35,6 @@
 #include <poll.h>
 #include <linux/bsg.h>
 #include <linux/cdrom.h>
-#include <linux/io_uring.h>
 #include <scsi/scsi_ioctl.h>
 #include <scsi/sg.h>
 #include <stdint.h>
@@ -44,8 +43,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+
+#include "bsg_uring.h"
 
 #define EXIT_GOOD	0
 #define EXIT_STATUS	1
@@ -452,64 +452,24 @@ static void run_packet(int fd, const struct probe *p, uint8_t *data,
 }
 
 /*
- * The SCSI command of a bsg io_uring command (uapi <linux/bsg.h> of Linux
- * 7.1 and later; Debian 12's headers predate it): it fills the 80 bytes
- * from byte 48 of a 128-byte submission queue entry.
- */
-struct bsg_uring_cmd {
-	uint64_t request;
-	uint32_t request_len, protocol, subprotocol, max_response_len;
-	uint64_t response, dout_xferp;
-	uint32_t dout_xfer_len, dout_iovec_count;
-	uint64_t din_xferp;
-	uint32_t din_xfer_len, din_iovec_count;
-	uint32_t timeout_ms;
-	uint8_t reserved[12];
-};
-_Static_assert(sizeof(struct bsg_uring_cmd) == 80, "bsg_uring_cmd is 80 bytes");
-
-#define SQE_SIZE	128	/* IORING_SETUP_SQE128 */
-#define CQE_SIZE	32	/* IORING_SETUP_CQE32 */
-
-/*
- * One IORING_OP_URING_CMD on a ring of one 128-byte entry: the
+ * One IORING_OP_URING_CMD on a ring of its own (bsg_uring.h): the
  * completion's res is 0 or -errno, its first extra word packs the SCSI
- * status (device status, driver status, host status, sense length,
- * residue, from the low byte up).
+ * status.
  */
 static void run_uring(int fd, const struct probe *p, uint8_t *data, struct outcome *o)
 {
 	uint8_t sense[SENSE_LEN] = { 0 };
-	struct io_uring_params par;
 	struct bsg_uring_cmd c;
-	size_t sq_len, cq_len, sqes_len;
-	uint8_t *sq, *cq, *sqe, *cqe;
-	uint32_t *sq_array, tail, head;
-	int32_t res;
-	uint64_t res2;
-	long ring;
+	struct bsg_ring ring;
+	int32_t res = 0;
+	uint64_t res2 = 0;
+	int ret;
 
-	memset(&par, 0, sizeof(par));
-	par.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
-	ring = syscall(__NR_io_uring_setup, 1, &par);
-	if (ring < 0) {
-		o->err = errno;
+	ret = bsg_ring_open(&ring);
+	if (ret) {
+		o->err = -ret;
 		return;
 	}
-	sq_len = par.sq_off.array + par.sq_entries * sizeof(uint32_t);
-	cq_len = par.cq_off.cqes + par.cq_entries * CQE_SIZE;
-	sqes_len = par.sq_entries * SQE_SIZE;
-	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-		  ring, IORING_OFF_SQ_RING);
-	cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-		  ring, IORING_OFF_CQ_RING);
-	sqe = mmap(NULL, sqes_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-		   ring, IORING_OFF_SQES);
-	if (sq == MAP_FAILED || cq == MAP_FAILED || sqe == MAP_FAILED) {
-		o->err = errno;
-		goto out;
-	}
-
 	memset(&c, 0, sizeof(c));
 	c.request = (uintptr_t)p->cdb;
 	c.request_len = p->cdb_len;
@@ -525,33 +485,15 @@ static void run_uring(int fd, const struct probe *p, uint8_t *data, struct outco
 		c.dout_xferp = (uintptr_t)data;
 		c.dout_xfer_len = p->out_len;
 	}
-	memset(sqe, 0, SQE_SIZE);
-	((struct io_uring_sqe *)sqe)->opcode = IORING_OP_URING_CMD;
-	((struct io_uring_sqe *)sqe)->fd = fd;
-	((struct io_uring_sqe *)sqe)->user_data = 1;
-	memcpy(sqe + 48, &c, sizeof(c));
-
-	sq_array = (uint32_t *)(sq + par.sq_off.array);
-	tail = *(uint32_t *)(sq + par.sq_off.tail);
-	sq_array[tail & *(uint32_t *)(sq + par.sq_off.ring_mask)] = 0;
-	__atomic_store_n((uint32_t *)(sq + par.sq_off.tail), tail + 1, __ATOMIC_RELEASE);
-	if (syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0) {
-		o->err = errno;
-		goto out;
+	ret = bsg_ring_cmd(&ring, fd, &c, &res, &res2);
+	bsg_ring_close(&ring);
+	if (ret) {
+		o->err = -ret;
+		return;
 	}
-	head = __atomic_load_n((uint32_t *)(cq + par.cq_off.head), __ATOMIC_ACQUIRE);
-	if (head == __atomic_load_n((uint32_t *)(cq + par.cq_off.tail), __ATOMIC_ACQUIRE)) {
-		o->err = EIO;	/* io_uring_enter returned without a completion */
-		goto out;
-	}
-	cqe = cq + par.cq_off.cqes +
-	      (head & *(uint32_t *)(cq + par.cq_off.ring_mask)) * CQE_SIZE;
-	memcpy(&res, cqe + 8, sizeof(res));
-	memcpy(&res2, cqe + 16, sizeof(res2));
-	__atomic_store_n((uint32_t *)(cq + par.cq_off.head), head + 1, __ATOMIC_RELEASE);
 	if (res < 0) {
 		o->err = -res;
-		goto out;
+		return;
 	}
 	o->reached = 1;
 	o->status = res2 & 0xff;
@@ -560,14 +502,6 @@ static void run_uring(int fd, const struct probe *p, uint8_t *data, struct outco
 	o->sense_len = (res2 >> 24) & 0xff;
 	memcpy(o->sense, sense, SENSE_LEN);
 	o->resid = (int)(res2 >> 32);
-out:
-	if (sq != MAP_FAILED)
-		munmap(sq, sq_len);
-	if (cq != MAP_FAILED)
-		munmap(cq, cq_len);
-	if (sqe != MAP_FAILED)
-		munmap(sqe, sqes_len);
-	close(ring);
 }
 
 typedef void (*run_fn)(int fd, const struct probe *p, uint8_t *data,
