@@ -7,7 +7,9 @@ errno, CDB as the filter saw it) and the ftrace buffer recorded meanwhile
 (trace_marker lines "sgfz B n" / "sgfz E n" around each call,
 scsi:scsi_dispatch_cmd_start, and on the patched kernel
 scsi:scsi_cmd_filter_deny). Within each call's window, the
-fuzzer's own process:
+fuzzer's own process (and its io_uring workers, "iou-wrk-PID", which
+carry on an io_uring command that could not be issued without blocking:
+the copy of an unprivileged data-out buffer is one):
   - must never have dispatched a command the policy denies (a violation);
   - dispatches only the call's own CDB to the call's device (anything else is
     the kernel's own command, counted as "kernel");
@@ -64,7 +66,7 @@ for line in sys.stdin:
         c["lost"] += 1
         continue
     m = task.match(line)
-    if not m or int(m.group(2)) != pid:
+    if not m or (int(m.group(2)) != pid and m.group(1) != f"iou-wrk-{pid}"):
         continue
     m = mark.search(line)
     if m:

@@ -101,17 +101,47 @@ allow_dio_boot=$(cat /proc/scsi/sg/allow_dio)
 exposed=''
 changed_ids=''
 
-# one case: CASE-ID (device.entry.command), description, sgprobe args
+# The cases are queued, then sent by one sgprobe -b each batch (a
+# process per case costs more than the probe under TCG): each case maps a
+# victim of its own, a copy of the original in $vdir, so that one case's
+# bytes cannot hide in another's. Batch 1 holds the direct I/O cases,
+# sent with sg's allow_dio set; batch 0 the rest, with the boot's value.
+vdir=/tmp/direction-victims
+rm -rf $vdir
+mkdir -m 0755 $vdir
+if as_user test -w $vdir; then
+	not_ok setup "the user can write $vdir, where the victims are"
+fi
+case_ids=() case_descs=() case_batch=() case_line=()
+batch_n=(0 0)
+: >/tmp/direction-batch-0
+: >/tmp/direction-batch-1
+
+# dir_case CASE-ID (device.entry.command) DESCRIPTION SGPROBE-ARG...: queue
+# one case; the argument $victim names the case's own victim
 dir_case() {
-	local id=$1 desc=$2 out state want
+	local id=$1 desc=$2 b=0 a args=()
 	shift 2
-	out=$(as_user "$PROBE" "$@" 2>&1)
-	if cmp -s $victim $orig; then
+	for a in "$@"; do
+		[ "$a" = -D ] && b=1
+		[ "$a" = $victim ] && a=$vdir/$id
+		args+=("$a")
+	done
+	cp $orig "$vdir/$id"
+	chmod 0644 "$vdir/$id"
+	batch_n[b]=$((batch_n[b] + 1))
+	case_ids+=("$id") case_descs+=("$desc") case_batch+=("$b") case_line+=("${batch_n[b]}")
+	echo "${args[*]}" >>/tmp/direction-batch-$b
+}
+
+# judge_case I OUT: the verdict of queued case I, whose probe printed OUT
+judge_case() {
+	local id=${case_ids[$1]} desc=${case_descs[$1]} out=$2 state want
+	if cmp -s "$vdir/$id" $orig; then
 		state=unchanged
 	else
 		state=changed
 		changed_ids+=" $id"
-		cp $orig $victim
 	fi
 	# (stock: a case not listed may go either way, and says which)
 	want=unchanged
@@ -123,9 +153,9 @@ dir_case() {
 	# or file it could not open or map, leaves the file as it was too:
 	# that proves nothing)
 	if ! grep -q '^sgprobe entry=.* verdict=' <<<"$out" || grep -q ' call=' <<<"$out"; then
-		not_ok "$id" "$desc: sgprobe did not send the command" "$out"
+		not_ok "$id" "$desc: sgprobe did not send the command" "${out:-(no output line)}"
 	elif [ $state = "$want" ]; then
-		ok "$id" "$desc: file $state ($(sed -n 's/.*\(verdict=.*\)/\1/p' <<<"$out" | head -1))"
+		ok "$id" "$desc: file $state (verdict=${out#*verdict=})"
 	else
 		not_ok "$id" "$desc: the root-owned file is $state, expected $want on $SGF_KERNEL" "$out"
 	fi
@@ -180,10 +210,8 @@ for spec in "${ROLES[@]}"; do
 				-m ro -M $victim -o $len "$node" $cdb
 			dir_case "$role.sgio-sg.$cid" "$role $sg read-only, SG_IO $cname to-device into a read-only mapping" \
 				-m ro -M $victim -o $len "$sg" $cdb
-			echo 1 >/proc/scsi/sg/allow_dio
 			dir_case "$role.sgio-sg-dio.$cid" "$role $sg read-only, allow_dio, SG_IO direct I/O $cname to-device into a read-only mapping" \
 				-m ro -D -M $victim -o $len "$sg" $cdb
-			echo "$allow_dio_boot" >/proc/scsi/sg/allow_dio
 			dir_case "$role.sgrw.$cid" "$role $sg read-write, write() $cname to-device from a read-only mapping" \
 				-e sgrw -m rw -M $victim -o $len "$sg" $cdb
 			dir_case "$role.bsg.$cid" "$role $bsg read-only, bsg $cname with the mapping as dout buffer" \
@@ -203,7 +231,26 @@ for spec in "${ROLES[@]}"; do
 	dir_case "$role.reverse.mode-select10" "$role $node writable, SG_IO MODE SELECT(10) from-device into a read-only mapping" \
 		-m rw -M $victim -i 16 "$node" 55 10 00 00 00 00 00 00 10 00
 done
+
+# the two batches, as the user; one result line a case, in order
+for b in 0 1; do
+	if [ "$b" = 1 ]; then echo 1; else echo "$allow_dio_boot"; fi >/proc/scsi/sg/allow_dio
+	as_user "$PROBE" -b </tmp/direction-batch-$b >/tmp/direction-out-$b 2>/tmp/direction-err-$b ||
+		not_ok batch-$b "sgprobe -b exited with status $? on batch $b" "$(head -3 /tmp/direction-err-$b)"
+done
 echo "$allow_dio_boot" >/proc/scsi/sg/allow_dio
+mapfile -t out0 </tmp/direction-out-0
+mapfile -t out1 </tmp/direction-out-1
+if [ ${#out0[@]} != "${batch_n[0]}" ] || [ ${#out1[@]} != "${batch_n[1]}" ]; then
+	not_ok batch-lines "sgprobe -b printed ${#out0[@]} and ${#out1[@]} lines for ${batch_n[0]} and ${batch_n[1]} cases"
+fi
+for i in "${!case_ids[@]}"; do
+	if [ "${case_batch[i]}" = 1 ]; then
+		judge_case "$i" "${out1[case_line[i] - 1]:-}"
+	else
+		judge_case "$i" "${out0[case_line[i] - 1]:-}"
+	fi
+done
 
 if [ "$SGF_KERNEL" = stock ]; then
 	echo "# stock $SGF_KVER: the device's data landed in the root-owned file in:${changed_ids:- no case}"
