@@ -567,10 +567,43 @@ static void call_packet(int fd, unsigned char *cdb, struct result *r)
 	arena[4 * PAGE] = 0;
 }
 
+/*
+ * The data of a bsg command (SG_IO's v4 header, io_uring's command): none,
+ * in, out, or both (which bsg refuses), now and then with iovec counts.
+ */
+static void some_data(__u32 *din_len, __u64 *din, __u32 *din_iov,
+		      __u32 *dout_len, __u64 *dout, __u32 *dout_iov)
+{
+	unsigned int n = some_length();
+	int good;
+
+	switch (rnd(4)) {
+	case 0:
+		break;
+	case 1:
+		*din_len = n;
+		*din = (uintptr_t)some_pointer(n, &good);
+		break;
+	case 2:
+		*dout_len = n;
+		*dout = (uintptr_t)some_pointer(n, &good);
+		break;
+	default:
+		*din_len = n;
+		*dout_len = some_length();
+		*din = (uintptr_t)some_pointer(n, &good);
+		*dout = (uintptr_t)some_pointer(*dout_len, &good);
+		break;
+	}
+	if (chance(5)) {
+		*din_iov = rnd(4);
+		*dout_iov = rnd(4);
+	}
+}
+
 static void call_v4(int fd, unsigned char *cdb, unsigned int len, struct result *r)
 {
 	struct sg_io_v4 h;
-	unsigned int n;
 	int good;
 
 	memset(&h, 0, sizeof(h));
@@ -583,29 +616,8 @@ static void call_v4(int fd, unsigned char *cdb, unsigned int len, struct result 
 		h.request = (uintptr_t)some_pointer(h.request_len, &good);
 	h.max_response_len = chance(90) ? 32 : rnd(SENSE_MAX + 1);
 	h.response = (uintptr_t)(arena + PAGE);
-	n = some_length();
-	switch (rnd(4)) {
-	case 0:
-		break;
-	case 1:
-		h.din_xfer_len = n;
-		h.din_xferp = (uintptr_t)some_pointer(n, &good);
-		break;
-	case 2:
-		h.dout_xfer_len = n;
-		h.dout_xferp = (uintptr_t)some_pointer(n, &good);
-		break;
-	default:
-		h.din_xfer_len = n;
-		h.dout_xfer_len = some_length();
-		h.din_xferp = (uintptr_t)some_pointer(n, &good);
-		h.dout_xferp = (uintptr_t)some_pointer(h.dout_xfer_len, &good);
-		break;
-	}
-	if (chance(5)) {
-		h.din_iovec_count = rnd(4);
-		h.dout_iovec_count = rnd(4);
-	}
+	some_data(&h.din_xfer_len, &h.din_xferp, &h.din_iovec_count,
+		  &h.dout_xfer_len, &h.dout_xferp, &h.dout_iovec_count);
 	h.timeout = some_timeout_ms();
 	h.flags = chance(90) ? 0 : (unsigned int)rnd64();
 	h.usr_ptr = rnd64();
@@ -636,7 +648,6 @@ static void call_uring(int fd, int bsg_node, unsigned char *cdb, unsigned int le
 	struct bsg_uring_cmd c;
 	int32_t res = 0;
 	uint64_t res2 = 0;
-	unsigned int n;
 	int good, ret;
 
 	r->kentry = K_BSG;
@@ -658,35 +669,16 @@ static void call_uring(int fd, int bsg_node, unsigned char *cdb, unsigned int le
 	c.response = (uintptr_t)(arena + PAGE);
 	if (chance(3))
 		c.response = (uintptr_t)some_pointer(c.max_response_len, &good);
-	n = some_length();
-	switch (rnd(4)) {
-	case 0:
-		break;
-	case 1:
-		c.din_xfer_len = n;
-		c.din_xferp = (uintptr_t)some_pointer(n, &good);
-		break;
-	case 2:
-		c.dout_xfer_len = n;
-		c.dout_xferp = (uintptr_t)some_pointer(n, &good);
-		break;
-	default:
-		c.din_xfer_len = n;
-		c.dout_xfer_len = some_length();
-		c.din_xferp = (uintptr_t)some_pointer(n, &good);
-		c.dout_xferp = (uintptr_t)some_pointer(c.dout_xfer_len, &good);
-		break;
-	}
-	if (chance(5)) {
-		c.din_iovec_count = rnd(4);
-		c.dout_iovec_count = rnd(4);
-	}
+	some_data(&c.din_xfer_len, &c.din_xferp, &c.din_iovec_count,
+		  &c.dout_xfer_len, &c.dout_xferp, &c.dout_iovec_count);
 	c.timeout_ms = some_timeout_ms();
 	/* the kernel refuses a request_len past its 32-byte CDB before the
 	 * filter: any length past it is one such */
 	r->klen = c.request_len <= 32 ? c.request_len : 33;
 	note_cdb(r, (void *)(uintptr_t)c.request, r->klen, cdb);
-	ret = bsg_ring_cmd(&uring, fd, &c, &res, &res2);
+	/* now and then straight to io_uring's workers, as a command that
+	 * would block is */
+	ret = bsg_ring_cmd(&uring, fd, &c, chance(10) ? IOSQE_ASYNC : 0, &res, &res2);
 	if (ret) {
 		r->ret = -1;
 		r->err = -ret;

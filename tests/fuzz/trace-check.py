@@ -7,9 +7,11 @@ errno, CDB as the filter saw it) and the ftrace buffer recorded meanwhile
 (trace_marker lines "sgfz B n" / "sgfz E n" around each call,
 scsi:scsi_dispatch_cmd_start, and on the patched kernel
 scsi:scsi_cmd_filter_deny). Within each call's window, the
-fuzzer's own process (and its io_uring workers, "iou-wrk-PID", which
-carry on an io_uring command that could not be issued without blocking:
-the copy of an unprivileged data-out buffer is one):
+fuzzer's own process, by its thread group (the trace's record-tgid
+column: its io_uring workers, which carry on an io_uring command that
+could not be issued without blocking, such as the copy of an
+unprivileged data-out buffer, are threads of it; a trace without the
+column is matched on the pid alone):
   - must never have dispatched a command the policy denies (a violation);
   - dispatches only the call's own CDB to the call's device (anything else is
     the kernel's own command, counted as "kernel");
@@ -39,7 +41,8 @@ for line in open(log_path):
     seq, hctl, set_, entry, expect, observed, err, cdb = line.split()
     calls[int(seq)] = (hctl, set_, entry, expect, observed, err, cdb.rstrip("-"))
 
-task = re.compile(r"^\s*(.*)-(\d+)\s+\[\d+\]")
+# "comm-pid (tgid) [cpu]" with record-tgid, "comm-pid [cpu]" without
+task = re.compile(r"^\s*(.*)-(\d+)\s+(?:\(\s*(\d+|-+)\)\s+)?\[\d+\]")
 # "tracing_mark_write: sgfz B 12", or "0xffffffff810a275e: sgfz B 12" on a
 # kernel without kallsyms
 mark = re.compile(r": sgfz ([BE]) (\d+)$")
@@ -66,7 +69,10 @@ for line in sys.stdin:
         c["lost"] += 1
         continue
     m = task.match(line)
-    if not m or (int(m.group(2)) != pid and m.group(1) != f"iou-wrk-{pid}"):
+    if not m:
+        continue
+    tgid = m.group(3)
+    if (int(tgid) if tgid and tgid.isdigit() else int(m.group(2))) != pid:
         continue
     m = mark.search(line)
     if m:

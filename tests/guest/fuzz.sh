@@ -48,6 +48,9 @@ fi
 
 echo 0 >$TR/tracing_on
 echo 65536 >$TR/buffer_size_kb
+# (each event with its process, the fuzzer's, whichever of its threads or
+# io_uring workers ran it: trace-check.py matches on it)
+echo 1 >$TR/options/record-tgid
 echo 1 >$TR/events/scsi/scsi_dispatch_cmd_start/enable
 [ -d $TR/events/scsi/scsi_cmd_filter_deny ] && echo 1 >$TR/events/scsi/scsi_cmd_filter_deny/enable
 
@@ -99,6 +102,7 @@ for i in $(seq "$chunks"); do
 done
 echo 0 >$TR/events/scsi/scsi_dispatch_cmd_start/enable
 [ -d $TR/events/scsi/scsi_cmd_filter_deny ] && echo 0 >$TR/events/scsi/scsi_cmd_filter_deny/enable
+echo 0 >$TR/options/record-tgid
 echo >$TR/trace
 echo 1408 >$TR/buffer_size_kb
 

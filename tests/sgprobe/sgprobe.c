@@ -26,7 +26,9 @@
  * With -b alone, sgprobe reads one probe per line from standard input, each
  * line the arguments of one run ("-e bsg -m ro /dev/bsg/0:0:0:0 12 00 00 00
  * 24 00"), and prints one result line for each: thousands of probes for
- * the price of one process. It exits 64 if any line was malformed, else 0.
+ * the price of one process. A line may begin with a tag, a word that
+ * starts with "@"; its result line then begins with the same word. It
+ * exits 64 if any line was malformed, else 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -485,7 +487,7 @@ static void run_uring(int fd, const struct probe *p, uint8_t *data, struct outco
 		c.dout_xferp = (uintptr_t)data;
 		c.dout_xfer_len = p->out_len;
 	}
-	ret = bsg_ring_cmd(&ring, fd, &c, &res, &res2);
+	ret = bsg_ring_cmd(&ring, fd, &c, 0, &res, &res2);
 	bsg_ring_close(&ring);
 	if (ret) {
 		o->err = -ret;
@@ -622,7 +624,7 @@ static int probe_once(int argc, char **argv)
 /* Batch mode: one probe per line of standard input. */
 static int probe_batch(void)
 {
-	char line[4096], *argv[MAX_CDB + 32], *tok, *save;
+	char line[4096], *argv[MAX_CDB + 32], **av, *tok, *save;
 	int argc, bad = 0;
 
 	while (fgets(line, sizeof(line), stdin)) {
@@ -637,7 +639,15 @@ static int probe_batch(void)
 		argv[argc] = NULL;
 		if (argc == 1)
 			continue;
-		if (probe_once(argc, argv) == EXIT_USAGE) {
+		av = argv;
+		/* the line's tag, in front of its result */
+		if (argv[1][0] == '@') {
+			printf("%s ", argv[1]);
+			argv[1] = argv[0];
+			av = argv + 1;
+			argc--;
+		}
+		if (argc == 1 || probe_once(argc, av) == EXIT_USAGE) {
 			printf("sgprobe verdict=usage\n");
 			bad = 1;
 		}

@@ -62,3 +62,16 @@ else
 	# shellcheck disable=SC2001 # prefixes every line
 	echo "$out" | sed 's/^/# /'
 fi
+# a tagged line's result begins with its tag; a tag alone is a usage error
+out=$(printf '%s\n' "@a -e sgio /dev/null 12 00 00 00 24 00" "@b" "@c -e nope /dev/null 12" |
+	"$probe" -b 2>/dev/null) && rc=0 || rc=$?
+if [ "$rc" = 64 ] && [ "$(echo "$out" | wc -l)" = 3 ] &&
+   echo "$out" | sed -n 1p | grep -q '^@a sgprobe entry=sgio ' &&
+   echo "$out" | sed -n 2p | grep -qx '@b sgprobe verdict=usage' &&
+   echo "$out" | sed -n 3p | grep -qx '@c sgprobe verdict=usage'; then
+	echo "ok - sgprobe.batch-tags: a tagged line's result begins with its tag, a tag alone is a usage error (exit 64)"
+else
+	echo "not ok - sgprobe.batch-tags: tagged batch lines: exit $rc"
+	# shellcheck disable=SC2001 # prefixes every line
+	echo "$out" | sed 's/^/# /'
+fi
