@@ -50,28 +50,33 @@ expect os.fd-not-open 3 "-F with a descriptor that is not open is an OS error" -
 expect os.fd-not-scsi 3 "-F with an inherited non-SCSI descriptor is an OS error" -F 0 /dev/null 12 00 00 00 24 00
 expect help 0 "-h prints help" -h
 rm -f /tmp/sgprobe-test.out
-# batch mode: one result line per probe line, usage errors flagged, exit 64
-out=$(printf '%s\n' "-e sgio /dev/null 12 00 00 00 24 00" "" "-e nope /dev/null 12" \
-	"-m rw -e bsg /dev/does-not-exist 00 00 00 00 00 00" | "$probe" -b 2>/dev/null) && rc=0 || rc=$?
-if [ "$rc" = 64 ] && [ "$(echo "$out" | grep -c '^sgprobe')" = 3 ] &&
-   echo "$out" | sed -n 2p | grep -q 'verdict=usage' &&
-   echo "$out" | sed -n 3p | grep -q 'entry=bsg.*mode=rw.*errno=ENOENT'; then
-	echo "ok - sgprobe.batch: batch mode answers each line, flags the bad one (exit 64)"
-else
-	echo "not ok - sgprobe.batch: batch mode: exit $rc"
-	# shellcheck disable=SC2001 # prefixes every line
-	echo "$out" | sed 's/^/# /'
-fi
+# batch ID DESCRIPTION INPUT-LINE... -- PATTERN...: sgprobe -b on the input
+# lines exits 64 (a line of them is bad) and prints one line per PATTERN
+# (grep -E), in order
+batch() {
+	local id=sgprobe.$1 desc=$2 in=() out rc i good=1
+	shift 2
+	while [ "$1" != -- ]; do in+=("$1"); shift; done
+	shift
+	out=$(printf '%s\n' "${in[@]}" | "$probe" -b 2>/dev/null) && rc=0 || rc=$?
+	{ [ "$rc" = 64 ] && [ "$(echo "$out" | wc -l)" = $# ]; } || good=0
+	for ((i = 1; i <= $#; i++)); do
+		echo "$out" | sed -n "${i}p" | grep -qE "${!i}" || good=0
+	done
+	if [ "$good" = 1 ]; then
+		echo "ok - $id: $desc (exit 64)"
+	else
+		echo "not ok - $id: $desc: exit $rc"
+		# shellcheck disable=SC2001 # prefixes every line
+		echo "$out" | sed 's/^/# /'
+	fi
+}
+# one result line per probe line (none for a blank one), usage errors flagged
+batch batch "batch mode answers each line, flags the bad one" \
+	"-e sgio /dev/null 12 00 00 00 24 00" "" "-e nope /dev/null 12" \
+	"-m rw -e bsg /dev/does-not-exist 00 00 00 00 00 00" -- \
+	'^sgprobe entry=sgio ' '^sgprobe verdict=usage$' '^sgprobe entry=bsg.*mode=rw.*errno=ENOENT'
 # a tagged line's result begins with its tag; a tag alone is a usage error
-out=$(printf '%s\n' "@a -e sgio /dev/null 12 00 00 00 24 00" "@b" "@c -e nope /dev/null 12" |
-	"$probe" -b 2>/dev/null) && rc=0 || rc=$?
-if [ "$rc" = 64 ] && [ "$(echo "$out" | wc -l)" = 3 ] &&
-   echo "$out" | sed -n 1p | grep -q '^@a sgprobe entry=sgio ' &&
-   echo "$out" | sed -n 2p | grep -qx '@b sgprobe verdict=usage' &&
-   echo "$out" | sed -n 3p | grep -qx '@c sgprobe verdict=usage'; then
-	echo "ok - sgprobe.batch-tags: a tagged line's result begins with its tag, a tag alone is a usage error (exit 64)"
-else
-	echo "not ok - sgprobe.batch-tags: tagged batch lines: exit $rc"
-	# shellcheck disable=SC2001 # prefixes every line
-	echo "$out" | sed 's/^/# /'
-fi
+batch batch-tags "a tagged line's result begins with its tag, a tag alone is a usage error" \
+	"@a -e sgio /dev/null 12 00 00 00 24 00" "@b" "@c -e nope /dev/null 12" -- \
+	'^@a sgprobe entry=sgio ' '^@b sgprobe verdict=usage$' '^@c sgprobe verdict=usage$'
