@@ -196,29 +196,40 @@ PY
 		echo "$out" | sed 's/^/# /'
 	fi
 done
-# The stable fix (patch 2, a table in scsi_ioctl.c) and the policy that
-# replaces it: what the fix refuses to a read-only open stays refused
+# The stable fix (patches 1 and 2: scsi_cmd_changes_device() in
+# scsi_ioctl.c), compiled beside stock's scsi_cmd_allowed(): it only
+# narrows stock, closes the holes, and the policy that replaces it refuses
+# what it refuses
 for v in "${SGF_KVERS[@]}"; do
-	fix=$(ls "$SGF_TOP/kernel/patches/$v"/0002-*.patch 2>/dev/null)
-	if [ -z "$fix" ] || ! grep -q 'scsi_ro_rules\[\]' "$fix"; then
-		echo "not ok - policy.stable-fix.$v: kernel/patches/$v has no stable fix with scsi_ro_rules as patch 2"
-	elif out=$("$SGF_TOP/tests/host/stable-fix.py" "$fix" "$SGF_BUILD/stock/linux-$v" 2>&1); then
+	if ! grep -q 'scsi_cmd_changes_device(' "$SGF_TOP/kernel/patches/$v"/0002-*.patch 2>/dev/null; then
+		echo "not ok - policy.stable-fix.$v: kernel/patches/$v has no stable fix with scsi_cmd_changes_device() as patch 2"
+	elif out=$("$SGF_TOP/tests/host/stable-fix.py" "$SGF_TOP/kernel/patches/$v" "$SGF_BUILD/stock/linux-$v" 2>&1); then
 		echo "ok - policy.stable-fix.$v: $v's stable fix and the policy after it agree: $out"
 	else
 		echo "not ok - policy.stable-fix.$v: $v's stable fix and the policy after it disagree"
 		echo "$out" | sed 's/^/# /' | head -10
 	fi
 done
-# ... and the check can fail: SANITIZE read-class on disks again
+# ... and the check can fail: SANITIZE read-class on disks again, and the
+# series without its patch 2 (patch 3 in its place, which changes
+# scsi_ioctl.c elsewhere)
+v=${SGF_KVERS[0]}
 tmpm=$(mktemp)
+tmpd=$(mktemp -d)
 sed 's/^sbc  0x48          priv   SANITIZE -- hole: .*$/sbc  0x48          read   SANITIZE/' \
 	"$policy" >"$tmpm"
-fix=$(ls "$SGF_TOP/kernel/patches/${SGF_KVERS[0]}"/0002-*.patch 2>/dev/null)
 if cmp -s "$policy" "$tmpm"; then
 	echo "not ok - policy.stable-fix.can-fail: no SANITIZE row on disks to loosen (the test needs updating)"
-elif out=$("$SGF_TOP/tests/host/stable-fix.py" "$fix" "$SGF_BUILD/stock/linux-${SGF_KVERS[0]}" "$tmpm" 2>&1); then
+elif out=$("$SGF_TOP/tests/host/stable-fix.py" "$SGF_TOP/kernel/patches/$v" "$SGF_BUILD/stock/linux-$v" "$tmpm" 2>&1); then
 	echo "not ok - policy.stable-fix.can-fail: a policy that lets a read-only open SANITIZE a disk passed the stable-fix check"
 else
 	echo "ok - policy.stable-fix.can-fail: a policy that lets a read-only open SANITIZE a disk fails the stable-fix check ($(echo "$out" | tail -1))"
 fi
-rm -f "$tmpm"
+cp "$SGF_TOP/kernel/patches/$v"/0001-*.patch "$tmpd"/
+for p in "$SGF_TOP/kernel/patches/$v"/0003-*.patch; do cp "$p" "$tmpd/0002-${p##*/0003-}"; done
+if out=$("$SGF_TOP/tests/host/stable-fix.py" "$tmpd" "$SGF_BUILD/stock/linux-$v" 2>&1); then
+	echo "not ok - policy.stable-fix.without-fix: the series without its stable fix passed the stable-fix check"
+else
+	echo "ok - policy.stable-fix.without-fix: the series without its stable fix fails the stable-fix check ($(echo "$out" | grep -c '^the fix allows') holes open)"
+fi
+rm -rf "$tmpm" "$tmpd"
