@@ -196,13 +196,13 @@ PY
 		echo "$out" | sed 's/^/# /'
 	fi
 done
-# The stable fix (patches 1 and 2: scsi_cmd_changes_device() in
+# The stable fix (patches 1 and 2: scsi_cmd_safe_on_device() in
 # scsi_ioctl.c), compiled beside stock's scsi_cmd_allowed(): it only
 # narrows stock, closes the holes, and the policy that replaces it refuses
 # what it refuses
 for v in "${SGF_KVERS[@]}"; do
-	if ! grep -q 'scsi_cmd_changes_device(' "$SGF_TOP/kernel/patches/$v"/0002-*.patch 2>/dev/null; then
-		echo "not ok - policy.stable-fix.$v: kernel/patches/$v has no stable fix with scsi_cmd_changes_device() as patch 2"
+	if ! grep -q 'scsi_cmd_safe_on_device(' "$SGF_TOP/kernel/patches/$v"/0002-*.patch 2>/dev/null; then
+		echo "not ok - policy.stable-fix.$v: kernel/patches/$v has no stable fix with scsi_cmd_safe_on_device() as patch 2"
 	elif out=$("$SGF_TOP/tests/host/stable-fix.py" "$SGF_TOP/kernel/patches/$v" "$SGF_BUILD/stock/linux-$v" 2>&1); then
 		echo "ok - policy.stable-fix.$v: $v's stable fix and the policy after it agree: $out"
 	else

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The series' stable fix (patches 1 and 2: scsi_cmd_allowed() with the
-device and the CDB length, and scsi_cmd_changes_device() in
+device and the CDB length, and scsi_cmd_safe_on_device() in
 scsi_ioctl.c) compiled on the host beside the stock kernel's
 scsi_cmd_allowed(), and both asked about every (device type, opcode, CDB
 byte 1, ATA command byte, open mode):
@@ -10,9 +10,10 @@ byte 1, ATA command byte, open mode):
     replaces it refuses too, with patch 4's document (the holes only) and
     with the whole one: no later patch reopens what the fix closed;
   - the holes are closed (UNMAP, SANITIZE, MAINTENANCE OUT, REMOVE ELEMENT
-    AND TRUNCATE from a read-only open of a disk, ATA PASS-THROUGH(12)
-    SECURITY ERASE UNIT from a writable one) and a CD drive keeps its
-    commands (READ SUB-CHANNEL read-only, BLANK writable).
+    AND TRUNCATE from a read-only open of a disk; ATA PASS-THROUGH(12)
+    SECURITY ERASE UNIT, SANITIZE and the opcodes the list names wrongly,
+    0xea and 0x0d, from a writable one) and a CD drive keeps its commands
+    (READ SUB-CHANNEL read-only, BLANK writable).
 
   stable-fix.py PATCH_DIR STOCK_TREE [POLICY]   (exit 0 if all hold; prints
   why not; POLICY is policy/default.policy unless given)
@@ -190,6 +191,12 @@ def main():
         "ZONE ACTIVATE from a read-only open of a zoned disk": (0x14, 0x95, 0x08, 0, 0),
         "ATA PASS-THROUGH(12) SECURITY ERASE UNIT from a writable open of a disk":
             (0, 0xa1, 0x08, 0xf4, 1),
+        "SANITIZE from a writable open of a disk": (0, 0x48, 0, 0, 1),
+        "REMOVE ELEMENT AND TRUNCATE from a writable open of a disk": (0, 0x9e, 0x18, 0, 1),
+        "0xea (vendor specific, listed as WRITE_LONG_2) from a writable open of a disk":
+            (0, 0xea, 0, 0, 1),
+        "0x0d (not an opcode, listed as WRITE_SAME_32) from a writable open of a disk":
+            (0, 0x0d, 0, 0, 1),
     }
     for what, (ptype, op, b1, b9, w) in must.items():
         if (ptype, op, b1, b9, 16, w) not in refused:
@@ -199,7 +206,10 @@ def main():
             "BLANK from a writable open of a CD drive": (5, 0xa1, 0x01, 0, 1),
             "ATA PASS-THROUGH(12) IDENTIFY DEVICE from a writable open of a disk":
                 (0, 0xa1, 0x08, 0xec, 1),
-            "READ CAPACITY(16) from a read-only open of a disk": (0, 0x9e, 0x10, 0, 0)}.items():
+            "READ CAPACITY(16) from a read-only open of a disk": (0, 0x9e, 0x10, 0, 0),
+            "ZONE ACTIVATE from a writable open of a zoned disk": (0x14, 0x95, 0x08, 0, 1),
+            "UNMAP from a writable open of a disk": (0, 0x42, 0, 0, 1),
+            "PLAY AUDIO TRACK INDEX from a read-only open of a CD drive": (5, 0x48, 0, 0, 0)}.items():
         if (ptype, op, b1, b9, 16, w) in refused:
             bad.append(f"the fix refuses {what}")
     for b in bad[:20]:
