@@ -182,36 +182,34 @@ def main():
                 bad.append(f"{name} allows {op:#04x} (byte 1 {b1:#04x}, byte 9 {b9:#04x}) "
                            f"on type {ptype:#04x} with a {'writable' if w else 'read-only'} "
                            f"open, which the fix refuses")
-    must = {  # (type, opcode, byte 1, byte 9, writable): refused by the fix
-        "UNMAP from a read-only open of a disk": (0, 0x42, 0, 0, 0),
-        "SANITIZE from a read-only open of a disk": (0, 0x48, 0, 0, 0),
-        "MAINTENANCE OUT (SET TARGET PORT GROUPS) from a read-only open of a disk":
-            (0, 0xa4, 0x0a, 0, 0),
-        "REMOVE ELEMENT AND TRUNCATE from a read-only open of a disk": (0, 0x9e, 0x18, 0, 0),
-        "ZONE ACTIVATE from a read-only open of a zoned disk": (0x14, 0x95, 0x08, 0, 0),
-        "ATA PASS-THROUGH(12) SECURITY ERASE UNIT from a writable open of a disk":
-            (0, 0xa1, 0x08, 0xf4, 1),
-        "SANITIZE from a writable open of a disk": (0, 0x48, 0, 0, 1),
-        "REMOVE ELEMENT AND TRUNCATE from a writable open of a disk": (0, 0x9e, 0x18, 0, 1),
-        "0xea (vendor specific, listed as WRITE_LONG_2) from a writable open of a disk":
-            (0, 0xea, 0, 0, 1),
-        "0x0d (not an opcode, listed as WRITE_SAME_32) from a writable open of a disk":
-            (0, 0x0d, 0, 0, 1),
-    }
-    for what, (ptype, op, b1, b9, w) in must.items():
-        if (ptype, op, b1, b9, 16, w) not in refused:
-            bad.append(f"the fix allows {what}")
-    for what, (ptype, op, b1, b9, w) in {
-            "READ SUB-CHANNEL from a read-only open of a CD drive": (5, 0x42, 0, 0, 0),
-            "BLANK from a writable open of a CD drive": (5, 0xa1, 0x01, 0, 1),
-            "ATA PASS-THROUGH(12) IDENTIFY DEVICE from a writable open of a disk":
-                (0, 0xa1, 0x08, 0xec, 1),
-            "READ CAPACITY(16) from a read-only open of a disk": (0, 0x9e, 0x10, 0, 0),
-            "ZONE ACTIVATE from a writable open of a zoned disk": (0x14, 0x95, 0x08, 0, 1),
-            "UNMAP from a writable open of a disk": (0, 0x42, 0, 0, 1),
-            "PLAY AUDIO TRACK INDEX from a read-only open of a CD drive": (5, 0x48, 0, 0, 0)}.items():
-        if (ptype, op, b1, b9, 16, w) in refused:
-            bad.append(f"the fix refuses {what}")
+    # (what, (type, opcode, CDB byte 1, CDB byte 9, writable), refused by the fix?)
+    cases = (
+        ("UNMAP from a read-only open of a disk", (0, 0x42, 0, 0, 0), True),
+        ("SANITIZE from a read-only open of a disk", (0, 0x48, 0, 0, 0), True),
+        ("MAINTENANCE OUT (SET TARGET PORT GROUPS) from a read-only open of a disk",
+         (0, 0xa4, 0x0a, 0, 0), True),
+        ("REMOVE ELEMENT AND TRUNCATE from a read-only open of a disk", (0, 0x9e, 0x18, 0, 0), True),
+        ("ZONE ACTIVATE from a read-only open of a zoned disk", (0x14, 0x95, 0x08, 0, 0), True),
+        ("ATA PASS-THROUGH(12) SECURITY ERASE UNIT from a writable open of a disk",
+         (0, 0xa1, 0x08, 0xf4, 1), True),
+        ("SANITIZE from a writable open of a disk", (0, 0x48, 0, 0, 1), True),
+        ("REMOVE ELEMENT AND TRUNCATE from a writable open of a disk", (0, 0x9e, 0x18, 0, 1), True),
+        ("0xea (vendor specific, listed as WRITE_LONG_2) from a writable open of a disk",
+         (0, 0xea, 0, 0, 1), True),
+        ("0x0d (not an opcode, listed as WRITE_SAME_32) from a writable open of a disk",
+         (0, 0x0d, 0, 0, 1), True),
+        ("READ SUB-CHANNEL from a read-only open of a CD drive", (5, 0x42, 0, 0, 0), False),
+        ("PLAY AUDIO TRACK INDEX from a read-only open of a CD drive", (5, 0x48, 0, 0, 0), False),
+        ("BLANK from a writable open of a CD drive", (5, 0xa1, 0x01, 0, 1), False),
+        ("ATA PASS-THROUGH(12) IDENTIFY DEVICE from a writable open of a disk",
+         (0, 0xa1, 0x08, 0xec, 1), False),
+        ("READ CAPACITY(16) from a read-only open of a disk", (0, 0x9e, 0x10, 0, 0), False),
+        ("ZONE ACTIVATE from a writable open of a zoned disk", (0x14, 0x95, 0x08, 0, 1), False),
+        ("UNMAP from a writable open of a disk", (0, 0x42, 0, 0, 1), False),
+    )
+    for what, (ptype, op, b1, b9, w), want in cases:
+        if ((ptype, op, b1, b9, 16, w) in refused) != want:
+            bad.append(f"the fix {'allows' if want else 'refuses'} {what}")
     for b in bad[:20]:
         print(b)
     if bad:
