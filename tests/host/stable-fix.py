@@ -59,6 +59,10 @@ def header_defs(stock):
         for m in re.finditer(r"(?m)^#define\s+(\w+)\s+(0x[0-9a-fA-F]+|\d+)\b",
                              open(f"{stock}/{f}").read()):
             defs.setdefault(m.group(1), m.group(2))
+    # <linux/ata.h>'s command codes are enumerators
+    for m in re.finditer(r"(?m)^\s+(ATA_CMD_\w+)\s*=\s*(0x[0-9a-fA-F]+|\d+),",
+                         open(f"{stock}/include/linux/ata.h").read()):
+        defs.setdefault(m.group(1), m.group(2))
     return defs
 
 
