@@ -164,6 +164,20 @@ static void ata_fields(unsigned char *cdb)
 	cdb[twelve ? 9 : 14] = cmds[rnd(sizeof(cmds))];
 }
 
+/*
+ * The ATA commands QEMU's IDE disk runs by DMA, and the PIO command that
+ * moves data the same way (see make_cdb()).
+ */
+static const unsigned char qemu_dma_to_pio[256] = {
+	[0x06] = 0x34,		/* DATA SET MANAGEMENT (TRIM): WRITE SECTORS EXT */
+	[0x25] = 0x24,		/* READ DMA EXT: READ SECTORS EXT */
+	[0x35] = 0x34,		/* WRITE DMA EXT: WRITE SECTORS EXT */
+	[0xc8] = 0x20,		/* READ DMA: READ SECTORS */
+	[0xc9] = 0x21,		/* READ DMA without retries */
+	[0xca] = 0x30,		/* WRITE DMA: WRITE SECTORS */
+	[0xcb] = 0x31,		/* WRITE DMA without retries */
+};
+
 /* A CDB for device @d; returns the length a caller would normally give. */
 static unsigned int make_cdb(const struct fdev *d, unsigned char *cdb)
 {
@@ -205,17 +219,19 @@ static unsigned int make_cdb(const struct fdev *d, unsigned char *cdb)
 	if ((op == 0x85 || op == 0xa1) && chance(50))
 		ata_fields(cdb);
 	/*
-	 * QEMU's IDE emulation aborts the whole guest (an assertion in
-	 * ide_dma_cb()) on a DMA whose buffer is longer than its sector
-	 * count, which ATA PASS-THROUGH lets a caller ask for: to a libata
-	 * disk, a DMA protocol (DMA, UDMA in and out, FPDMA) becomes PIO
-	 * data-in, so that the fuzzing tests the kernel, not the emulator.
+	 * QEMU's IDE emulation (hw/ide/core.c) runs an ATA command by DMA when
+	 * its ide_cmd_table says so, whatever the protocol field says, and
+	 * aborts the whole guest (an assertion in ide_dma_cb()) when the PRD
+	 * table, the caller's buffer, ends before the sector count does; stock
+	 * lets a read-write open send that. To a libata disk those commands
+	 * become their PIO twins, so that the fuzzing tests the kernel, not the
+	 * emulator; every other field stays random.
 	 */
 	if (d->libata && (op == 0x85 || op == 0xa1)) {
-		unsigned int proto = (cdb[1] >> 1) & 0xf;
+		unsigned char *ata_cmd = &cdb[op == 0xa1 ? 9 : 14];
 
-		if (proto == 6 || proto == 10 || proto == 11 || proto == 12)
-			cdb[1] = (unsigned char)((cdb[1] & ~0x1e) | 4 << 1);
+		if (qemu_dma_to_pio[*ata_cmd])
+			*ata_cmd = qemu_dma_to_pio[*ata_cmd];
 	}
 	if (op == 0x7f)
 		cdb[7] = (unsigned char)(group_len(op) - 8);
