@@ -48,7 +48,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdint.h>
+#include <asm/prctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,6 +73,91 @@ void on_alarm(int sig)
 	if (write(2, msg, sizeof(msg) - 1) < 0)
 		_exit(3);
 	_exit(3);
+}
+
+/*
+ * A fault in the fuzzer: the call under way, the faulting address, the
+ * thread pointer against the one it had at the start, that thread block's
+ * first bytes and the process's mappings, on standard error; then the
+ * default action, so that the exit status still names the signal. Only
+ * system calls: the fault may have broken libc's own state.
+ */
+static uintptr_t tp_at_start;
+
+static void put(const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = syscall(SYS_write, 2, s, n);
+
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void put_str(const char *s)
+{
+	put(s, strlen(s));
+}
+
+static void put_hex(const char *label, unsigned long v)
+{
+	char buf[40];
+	int i = (int)sizeof(buf);
+
+	buf[--i] = ' ';
+	do {
+		buf[--i] = "0123456789abcdef"[v & 0xf];
+		v >>= 4;
+	} while (v && i > 3);
+	buf[--i] = 'x';
+	buf[--i] = '0';
+	if (*label)
+		buf[--i] = '=';
+	put_str(label);
+	put(buf + i, sizeof(buf) - (size_t)i);
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	unsigned long fs = 0;
+	char buf[4096];
+	ssize_t n;
+	int fd, i;
+
+	(void)uc;
+	syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
+	put_str("sgfuzz: fault:");
+	put_hex(" signal", (unsigned long)sig);
+	put_hex("call", cur_seq);
+	put_hex("addr", (unsigned long)si->si_addr);
+	put_hex("fs", fs);
+	put_hex("fs_at_start", tp_at_start);
+	put_str("\nsgfuzz: fault: thread block: ");
+	for (i = 0; i < 8; i++)
+		put_hex("", ((unsigned long *)tp_at_start)[i]);
+	put_str("\n");
+	fd = (int)syscall(SYS_open, "/proc/self/maps", O_RDONLY);
+	while (fd >= 0 && (n = syscall(SYS_read, fd, buf, sizeof(buf))) > 0)
+		put(buf, (size_t)n);
+	signal(sig, SIG_DFL);
+	syscall(SYS_tgkill, syscall(SYS_getpid), syscall(SYS_gettid), sig);
+}
+
+static void catch_faults(void)
+{
+	static char alt[64 * 1024];
+	stack_t ss = { .ss_sp = alt, .ss_size = sizeof(alt) };
+	struct sigaction sa;
+
+	tp_at_start = (uintptr_t)__builtin_thread_pointer();
+	sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -251,6 +340,7 @@ int main(int argc, char **argv)
 	if (mprotect(guard, PAGE, PROT_NONE))
 		die("mprotect: %s", strerror(errno));
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	catch_faults();
 	if (getenv("SGFUZZ_SYSFS"))
 		sysfs_devices = getenv("SGFUZZ_SYSFS");
 	if (getenv("SGFUZZ_DEV"))

@@ -64,4 +64,18 @@ replay() {
 }
 t cdb.replay "the same seed gives the same calls" 0 cmp <(replay) <(replay)
 t hammer "hammer: 1 s on /dev/null, nothing allowed or refused" 0 "$fuzz" hammer -t 1 "$tmp/dev/sg*"
+# a fault: its record on standard error (the call, the address, the thread
+# pointer now and at the start, the mappings), and death by the signal
+# shellcheck disable=SC2317 # (called through t)
+fault() {
+	"$fuzz" hammer -t 10 "$tmp/dev/sg*" 2>"$tmp/fault.err" &
+	local p=$! rc=0
+	sleep 1
+	kill -SEGV "$p"
+	wait "$p" || rc=$?
+	grep -q '^sgfuzz: fault: signal=0xb call=.* fs=0x[0-9a-f]* fs_at_start=0x' "$tmp/fault.err" &&
+		grep -q 'thread block: 0x' "$tmp/fault.err" && grep -q 'r-xp .*sgfuzz' "$tmp/fault.err" || rc=1
+	return "$rc"
+}
+t fault "a fault is reported with the thread pointer and the mappings, and kills as the signal would" 139 fault
 exit $failed
