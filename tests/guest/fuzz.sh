@@ -55,6 +55,7 @@ echo 1 >$TR/events/scsi/scsi_dispatch_cmd_start/enable
 [ -d $TR/events/scsi/scsi_cmd_filter_deny ] && echo 1 >$TR/events/scsi/scsi_cmd_filter_deny/enable
 
 chunks=$(((total + chunk - 1) / chunk))
+crashed=	# the chunk that could not start, hung or crashed, if one did
 {
 	echo "kernel=$SGF_KERNEL"
 	echo "devices=${hctls[*]}"
@@ -100,6 +101,7 @@ for i in $(seq "$chunks"); do
 	# a chunk that could not start, hung or crashed ends the run, its log
 	# and the kernel's word on it kept for the report
 	if [ $rc -gt 1 ]; then
+		crashed="chunk=$i seed=$seed fuzzer_exit=$rc"
 		cp /tmp/fuzz.log "/tmp/out/fuzz-$i-exit-$rc.log" 2>/dev/null || true
 		cp "/tmp/fuzz-$i.err" "/tmp/out/fuzz-$i-exit-$rc.err" 2>/dev/null || true
 		break
@@ -124,10 +126,6 @@ lost=$(total_of trace_lost)
 sata_allowed=$(total_of sata_ata_allowed) sata_denied=$(total_of sata_ata_denied)
 sata_16=$(total_of sata_ata16_allowed) sata_answered=$(total_of sata_ata_answered)
 sata_cmds=$(sed -n 's/^  sata_ata_commands= *//p' $summary | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
-# (exit status 2: a setup error; 3: a call hung; 128 and above: killed by
-# a signal)
-hung=$(awk '/^chunk=/ { for (i = 1; i <= NF; i++) if ($i ~ /^fuzzer_exit=/) {
-		split($i, f, "="); if (f[2] + 0 > 1) n++ } } END { print n + 0 }' $summary)
 # coverage: the union of the chunks' opcode x entry point maps
 cells=$(cat /tmp/fuzz-cov-*.txt 2>/dev/null | awk '
 	{ for (i = 1; i <= 256; i++) if (substr($2, i, 1) != ".") seen[$1, i] = 1 }
@@ -146,11 +144,12 @@ cells=$(cat /tmp/fuzz-cov-*.txt 2>/dev/null | awk '
 } >>$summary
 echo "# fuzz: $calls calls in ${secs}s ($rate/s), seed $((seed0 + 1))..$((seed0 + chunks)), $cells of 1280 opcode x entry-point cells"
 
-if [ "$hung" != 0 ]; then
-	# (the chunk, its exit status and seed, the fuzzer's own record of a
-	# fault or setup error (the last chunk's, $i: the loop ends there) and
-	# what the kernel logged of it: enough to look into it)
-	not_ok cdb.crash "the fuzzer could not start, hung or crashed: $(grep -h 'fuzzer_exit=\([2-9]\|[0-9][0-9]\)' $summary | cut -d' ' -f1-3) $(grep -v 'policy says\|^sgfuzz: call [0-9]* (' "/tmp/fuzz-$i.err" | grep -m2 '^sgfuzz: ' | tr '\n' ' ')$(dmesg | grep -m1 -o 'sgfuzz\[[0-9]*\]: .*')" \
+# (exit status 2: a setup error; 3: a call hung; 128 and above: killed by
+# a signal. The line names the chunk, its seed and status, the fuzzer's own
+# record of it (the last chunk's, $i: the loop ends there) and what the
+# kernel logged: enough to look into it)
+if [ -n "$crashed" ]; then
+	not_ok cdb.crash "the fuzzer could not start, hung or crashed: $crashed $(grep -v 'policy says\|^sgfuzz: call [0-9]* (' "/tmp/fuzz-$i.err" | grep -m2 '^sgfuzz: ' | tr '\n' ' ')$(dmesg | grep -m1 -o 'sgfuzz\[[0-9]*\]: .*')" \
 		"$(grep -h 'stderr' $summary | tail -5)"
 fi
 # io_uring on bsg nodes, where the kernel has it: the fuzzer drew it
