@@ -24,6 +24,9 @@ SGF_STOCK=$SGF_BUILD/stock/linux-$SGF_KVER
 SGF_STOCK_OUT=$SGF_BUILD/stock/out/$SGF_KVER
 # shellcheck disable=SC2034 # used by the scripts that source this file
 SGF_RUNS=$SGF_BUILD/runs                      # one folder per guest boot
+# fixes of stock code the series does not touch, each posted on its own
+# ahead of the series (kernel/fixes/README); the series applies on top
+SGF_FIXES=$SGF_TOP/kernel/fixes/$SGF_KVER
 SGF_PATCHES=$SGF_TOP/kernel/patches/$SGF_KVER
 SGF_RIG_PATCHES=$SGF_TOP/kernel/rig-patches/$SGF_KVER   # applied after the series, never sent upstream
 SGF_SOURCE_TARBALL=${SGF_SOURCE_TARBALL:-/usr/src/linux-source-$SGF_KVER.tar.xz}
@@ -53,10 +56,11 @@ kernel_out() { if [ "$1" = stock ]; then echo "$SGF_STOCK_OUT/$1-$2"; else echo 
 kernel_image() { echo "$(kernel_out "$1" "$2")/arch/x86/boot/bzImage"; }
 
 # Identity of the series as checked in: the series file and every patch it
-# names. rig/kernel-tree re-applies the series when this changes.
+# names, with the fixes before it and the workbench's patches after it.
+# rig/kernel-tree re-applies them when this changes.
 series_id() {
 	local d p
-	for d in "$SGF_PATCHES" "$SGF_RIG_PATCHES"; do
+	for d in "$SGF_FIXES" "$SGF_PATCHES" "$SGF_RIG_PATCHES"; do
 		[ -f "$d/series" ] || continue
 		(cd "$d" && cat series && while read -r p; do
 			case "$p" in ''|'#'*) continue ;; esac

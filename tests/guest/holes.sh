@@ -6,6 +6,35 @@
 # by the opt-in sg.filter_all.
 . "$(dirname "$0")/lib.sh"
 
+# An io_uring command on a bsg node whose submitter exits before it
+# completes: its sense data must not land in another process (the fix
+# posted ahead of the series, kernel/fixes/). sgorphan keeps a root
+# process on each CPU reading a page at the address the user's command
+# gives for its sense data, and scsi_debug's delay (1,000 jiffies) keeps
+# the command in flight past the submitter's exit.
+orphan_sense() {
+	local id=orphan-sense.DBGDISK.uring node=/dev/bsg/$DBGDISK_HCTL
+	local delay=/sys/bus/pseudo/drivers/scsi_debug/delay old out rc=0
+	if [ "${SGF_UDEV:-0}" = 1 ] && ! as_user test -r "$node"; then
+		ok $id "SKIP $node ($(stat -c '%U:%G %a' "$node")) does not open to the user under udev's permissions"
+		return
+	fi
+	old=$(cat $delay)
+	echo 1000 >$delay
+	out=$("$SGF_BUILD/bin/sgorphan" --user "$USER_ID" --seconds 10 "$node" 2>&1) || rc=$?
+	echo "$old" >$delay
+	local -a diag
+	mapfile -t diag <<<"$out"
+	local desc="DBGDISK $node read-only open, io_uring: READ(10) that ends in CHECK CONDITION, the submitter gone before it completes"
+	case "$SGF_KERNEL:$rc" in
+	stock:1) ok $id "$desc: its sense data landed in another process on stock $SGF_KVER (the hole; this test fails there, as it must)" ;;
+	stock:0) not_ok $id "$desc: stock $SGF_KVER wrote into no other process, so the test cannot fail" "${diag[@]}" ;;
+	patched:0) ok $id "$desc: no other process written" ;;
+	patched:1) not_ok $id "$desc: its sense data landed in another process" "${diag[@]}" ;;
+	*) not_ok $id "$desc: sgorphan exited $rc (3: OS error, 4: the command was not in flight)" "${diag[@]}" ;;
+	esac
+}
+
 # UNMAP of LBAs 1000-1007 through a read-only open of the disk: on stock
 # the data is gone. Parameter list: header (data length 22, descriptor
 # length 16), one descriptor (LBA 1000, 8 blocks).
@@ -63,5 +92,6 @@ if has_uring_bsg; then
 		-d $UNMAP_LIST "$HD_BSG" 42 00 00 00 00 00 00 00 18 00
 	hole sanitize.HD.uring-ro "HD $HD_BSG read-only open: SANITIZE (0x48) through io_uring" -e uring -m ro \
 		"$HD_BSG" 48 00 00 00 00 00 00 00 00 00
+	orphan_sense
 fi
 finish_suite

@@ -19,7 +19,7 @@ while IFS= read -r -d '' f; do
 	LC_ALL=C read -r -n 128 first <"$f" 2>/dev/null
 	[[ $first =~ $shebang ]] && files+=("${f#./}")
 done < <(find ./run ./.ci/run ./rig ./tests/guest ./tests/host ./kernel ./policy \
-	./tools/sgfilter/tests ./tests/sgprobe ./tests/fuzz \
+	./tools/sgfilter/tests ./tests/sgprobe ./tests/orphan ./tests/fuzz \
 	\( -path ./kernel/patches -o -path ./kernel/rig-patches \) -prune -o -type f -print0)
 mapfile -t files < <(printf '%s\n' "${files[@]}" "${libs[@]}" | sort -u)
 fail=0
