@@ -59,13 +59,16 @@ static inline void bsg_ring_close(struct bsg_ring *r)
 	r->fd = -1;
 }
 
-/* A ring of one entry: 0, or -errno (ENOSYS: no io_uring in the kernel). */
-static inline int bsg_ring_open(struct bsg_ring *r)
+/*
+ * A ring of one entry with the setup flags @flags besides SQE128 and CQE32:
+ * 0, or -errno (ENOSYS: no io_uring in the kernel).
+ */
+static inline int bsg_ring_open_flags(struct bsg_ring *r, uint32_t flags)
 {
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	r->par.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
+	r->par.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 | flags;
 	r->fd = (int)syscall(__NR_io_uring_setup, 1, &r->par);
 	if (r->fd < 0)
 		return -errno;
@@ -84,6 +87,12 @@ static inline int bsg_ring_open(struct bsg_ring *r)
 		return -err;
 	}
 	return 0;
+}
+
+/* A ring of one entry: 0, or -errno (ENOSYS: no io_uring in the kernel). */
+static inline int bsg_ring_open(struct bsg_ring *r)
+{
+	return bsg_ring_open_flags(r, 0);
 }
 
 /* Take the oldest completion: 1 with its user_data, res and res2, or 0. */

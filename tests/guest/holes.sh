@@ -10,28 +10,63 @@
 # completes: its sense data must not land in another process (the fix
 # posted ahead of the series, kernel/fixes/). sgorphan keeps a root
 # process on each CPU reading a page at the address the user's command
-# gives for its sense data, and scsi_debug's delay (1,000 jiffies) keeps
-# the command in flight past the submitter's exit.
+# gives for its sense data, and scsi_debug's delay (1,000 jiffies, 4 s at
+# the rig's HZ=250) keeps the command in flight past the submitter's exit.
+# The trace of io_uring_complete shows that the command completed, in a
+# kworker, while the victims watched (their 10 s): so a page that did not
+# change is the fix, not a command that never ran.
+# orphan_sense CASE [--defer]
 orphan_sense() {
-	local id=orphan-sense.DBGDISK.uring node=/dev/bsg/$DBGDISK_HCTL
-	local delay=/sys/bus/pseudo/drivers/scsi_debug/delay old out rc=0
+	local id=$1 node=/dev/bsg/$DBGDISK_HCTL ring=${2:+ (DEFER_TASKRUN ring)}
+	local delay=/sys/bus/pseudo/drivers/scsi_debug/delay old out rc=0 t0 line when
+	local desc="DBGDISK $node read-only open, io_uring$ring: READ(10) that ends in CHECK CONDITION, the submitter gone before it completes"
+	local tr=/sys/kernel/tracing
 	if [ "${SGF_UDEV:-0}" = 1 ] && ! as_user test -r "$node"; then
-		ok $id "SKIP $node ($(stat -c '%U:%G %a' "$node")) does not open to the user under udev's permissions"
+		ok "$id" "SKIP $desc: $node ($(stat -c '%U:%G %a' "$node")) does not open to the user under udev's permissions"
 		return
 	fi
 	old=$(cat $delay)
 	echo 1000 >$delay
-	out=$("$SGF_BUILD/bin/sgorphan" --user "$USER_ID" --seconds 10 "$node" 2>&1) || rc=$?
+	if [ "$(cat $delay)" != 1000 ]; then
+		not_ok "$id" "$desc: scsi_debug's delay is $(cat $delay), not 1000"
+		echo "$old" >$delay
+		return
+	fi
+	echo 0 >$tr/tracing_on
+	echo >$tr/trace
+	echo 1 >$tr/events/io_uring/io_uring_complete/enable
+	echo 1 >$tr/tracing_on
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	out=$("$SGF_BUILD/bin/sgorphan" --user "$USER_ID" --seconds 10 ${2:+"$2"} "$node" 2>&1) || rc=$?
 	echo "$old" >$delay
+	echo 0 >$tr/events/io_uring/io_uring_complete/enable
+	line=$(grep -m1 'io_uring_complete:.*user_data 0x5e45e' $tr/trace || true)
 	local -a diag
 	mapfile -t diag <<<"$out"
-	local desc="DBGDISK $node read-only open, io_uring: READ(10) that ends in CHECK CONDITION, the submitter gone before it completes"
+	diag+=("trace: ${line:-no io_uring_complete of user_data 0x5e45e}")
+	# "<comm>-<pid> [cpu] flags seconds: io_uring_complete: ..."
+	when=$(sed -n 's/^ *\(.*\)-[0-9]* *\[[0-9]*\] [^ ]* *\([0-9.]*\): io_uring_complete:.*/\1 \2/p' <<<"$line")
+	if [ "$rc" = 0 ] || [ "$rc" = 1 ]; then
+		if [ -z "$when" ]; then
+			not_ok "$id" "$desc: the command did not complete while sgorphan ran (no io_uring_complete traced)" "${diag[@]}"
+			return
+		fi
+		case "${when%% *}" in
+		kworker/*) ;;
+		*) not_ok "$id" "$desc: it completed in ${when%% *}, not in a kworker" "${diag[@]}"
+		   return ;;
+		esac
+		if ! awk -v t="${when#* }" -v t0="$t0" 'BEGIN { exit !(t < t0 + 9) }'; then
+			not_ok "$id" "$desc: it completed $(awk -v t="${when#* }" -v t0="$t0" 'BEGIN { printf "%.1f", t - t0 }') s after sgorphan started, past the victims' watch" "${diag[@]}"
+			return
+		fi
+	fi
 	case "$SGF_KERNEL:$rc" in
-	stock:1) ok $id "$desc: its sense data landed in another process on stock $SGF_KVER (the hole; this test fails there, as it must)" ;;
-	stock:0) not_ok $id "$desc: stock $SGF_KVER wrote into no other process, so the test cannot fail" "${diag[@]}" ;;
-	patched:0) ok $id "$desc: no other process written" ;;
-	patched:1) not_ok $id "$desc: its sense data landed in another process" "${diag[@]}" ;;
-	*) not_ok $id "$desc: sgorphan exited $rc (3: OS error, 4: the command was not in flight)" "${diag[@]}" ;;
+	stock:1) ok "$id" "$desc: its sense data landed in another process on stock $SGF_KVER (the hole; this test fails there, as it must)" ;;
+	stock:0) not_ok "$id" "$desc: stock $SGF_KVER wrote into no other process, so the test cannot fail" "${diag[@]}" ;;
+	patched:0) ok "$id" "$desc: it completed in ${when%% *}; no other process written" ;;
+	patched:1) not_ok "$id" "$desc: its sense data landed in another process" "${diag[@]}" ;;
+	*) not_ok "$id" "$desc: sgorphan exited $rc (3: OS error, 4: the command was not in flight)" "${diag[@]}" ;;
 	esac
 }
 
@@ -92,6 +127,7 @@ if has_uring_bsg; then
 		-d $UNMAP_LIST "$HD_BSG" 42 00 00 00 00 00 00 00 18 00
 	hole sanitize.HD.uring-ro "HD $HD_BSG read-only open: SANITIZE (0x48) through io_uring" -e uring -m ro \
 		"$HD_BSG" 48 00 00 00 00 00 00 00 00 00
-	orphan_sense
+	orphan_sense orphan-sense.DBGDISK.uring
+	orphan_sense orphan-sense.DBGDISK.uring-defer --defer
 fi
 finish_suite

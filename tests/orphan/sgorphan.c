@@ -13,6 +13,9 @@
  * last block of DEVICE (a command any opener may send, which ends in CHECK
  * CONDITION) with its response address there, and exits at once. The
  * device must complete the command later than that (scsi_debug's delay).
+ * With --defer the ring is a DEFER_TASKRUN one, whose task work io_uring
+ * runs in the ring's exit work once the submitter closed it.
+ * The command's user_data is 0x5e45e, for a trace of io_uring_complete.
  *
  * Exit status: 0 no victim's page changed; 1 a victim's page changed (the
  * sense data landed in another process); 3 an OS error (no such device, no
@@ -30,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -88,7 +92,7 @@ static void victim(int cpu, int seconds, int ready_fd)
 }
 
 /* Send the command and exit with it in flight: 0, 3 or 4 as above. */
-static int submitter(const char *dev, long uid)
+static int submitter(const char *dev, long uid, int defer)
 {
 	static const unsigned char cdb[10] = { 0x28, 0, 0xff, 0xff, 0xff, 0xf0, 0, 0, 1, 0 };
 	struct bsg_uring_cmd c;
@@ -99,7 +103,7 @@ static int submitter(const char *dev, long uid)
 	int32_t res;
 	int fd, err;
 
-	if (uid >= 0 && (setgid((gid_t)uid) || setuid((uid_t)uid))) {
+	if (uid >= 0 && (setgroups(0, NULL) || setgid((gid_t)uid) || setuid((uid_t)uid))) {
 		fprintf(stderr, "sgorphan: setuid %ld: %s\n", uid, strerror(errno));
 		return 3;
 	}
@@ -114,7 +118,8 @@ static int submitter(const char *dev, long uid)
 		fprintf(stderr, "sgorphan: %s: %s\n", dev, strerror(errno));
 		return 3;
 	}
-	err = bsg_ring_open(&r);
+	err = defer ? bsg_ring_open_flags(&r, IORING_SETUP_SINGLE_ISSUER |
+					   IORING_SETUP_DEFER_TASKRUN) : bsg_ring_open(&r);
 	if (err) {
 		fprintf(stderr, "sgorphan: io_uring_setup: %s\n", strerror(-err));
 		return 3;
@@ -131,7 +136,7 @@ static int submitter(const char *dev, long uid)
 	memset(r.sqes, 0, BSG_URING_SQE_SIZE);
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = fd;
-	sqe->user_data = 1;
+	sqe->user_data = 0x5e45e;
 	memcpy(r.sqes + BSG_URING_CMD_OFFSET, &c, sizeof(c));
 	mask = *(uint32_t *)(r.sq + r.par.sq_off.ring_mask);
 	tail = *(uint32_t *)(r.sq + r.par.sq_off.tail);
@@ -144,19 +149,22 @@ static int submitter(const char *dev, long uid)
 	if (bsg_ring_reap(&r, &ud, &res, &res2)) {
 		printf("submitter: the command completed at once (res %d, status 0x%02x): not in flight\n",
 		       res, (unsigned int)(res2 & 0xff));
+		fflush(stdout);
 		return 4;
 	}
-	printf("submitter: READ(10) beyond the last block sent through io_uring, response at %p; exiting with it in flight\n",
-	       VICTIM_PAGE);
+	printf("submitter: READ(10) beyond the last block sent through io_uring%s, response at %p; exiting with it in flight\n",
+	       defer ? " (DEFER_TASKRUN ring)" : "", VICTIM_PAGE);
+	fflush(stdout);
 	return 0;	/* exit: the command is orphaned */
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sgorphan [--user UID] [--seconds N] DEVICE\n"
+	fprintf(f, "usage: sgorphan [--user UID] [--seconds N] [--defer] DEVICE\n"
 		"  DEVICE         a bsg node (/dev/bsg/H:C:T:L) whose device delays completions\n"
 		"  -u, --user     the submitter's uid (and gid); default: sgorphan's own\n"
 		"  -s, --seconds  how long the victims watch their page (1-600; default 10)\n"
+		"  -d, --defer    a DEFER_TASKRUN ring (its task work then runs in the ring's exit work)\n"
 		"exit: 0 no other process written, 1 written, 3 OS error, 4 no command in flight, 64 usage\n");
 }
 
@@ -174,15 +182,16 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "user", required_argument, NULL, 'u' },
 		{ "seconds", required_argument, NULL, 's' },
+		{ "defer", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	pid_t victims[MAX_CPUS], sub;
 	long uid = -1, seconds = 10, cpus;
-	int ready[2], o, i, st, rc = 0, changed = 0;
+	int ready[2], o, i, st, rc = 0, changed = 0, defer = 0;
 	char c;
 
-	while ((o = getopt_long(argc, argv, "u:s:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "u:s:dh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'u':
 			if (number(optarg, 0, INT_MAX, &uid)) {
@@ -195,6 +204,9 @@ int main(int argc, char **argv)
 				fprintf(stderr, "sgorphan: --seconds: '%s' is not 1 to 600\n", optarg);
 				return 64;
 			}
+			break;
+		case 'd':
+			defer = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -242,7 +254,7 @@ int main(int argc, char **argv)
 			perror("sgorphan: fork");
 			rc = 3;
 		} else if (!sub) {
-			_exit(submitter(argv[optind], uid));
+			_exit(submitter(argv[optind], uid, defer));
 		} else if (waitpid(sub, &st, 0) != sub || !WIFEXITED(st)) {
 			rc = 3;
 		} else {

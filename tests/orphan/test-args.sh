@@ -25,4 +25,5 @@ expect usage.seconds-over-600 64 "--seconds 601 is a usage error" -s 601 /dev/nu
 expect usage.seconds-empty 64 "an empty --seconds is a usage error" -s '' /dev/null
 expect help 0 "--help prints the usage" --help
 expect os.missing-device 3 "a missing device is an OS error, after the victims started" -s 1 /dev/does-not-exist
+expect os.missing-device.defer 3 "with --defer too" -d -s 1 /dev/does-not-exist
 exit $fail
